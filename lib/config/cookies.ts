@@ -1,0 +1,79 @@
+import { ConfigurationError } from '../errors'
+import type { CookieOverride, CookieOverrides } from './types'
+
+/** A cookie's name and its attribute string, computed once so that responses only concatenate. */
+export interface CookieDef {
+  readonly name: string
+  /** `; Path=/; HttpOnly; SameSite=Lax[; Domain=…][; Secure]` */
+  readonly attrs: string
+}
+
+export interface CookieSet {
+  readonly sessionToken: CookieDef
+  readonly csrfToken: CookieDef
+  readonly callbackUrl: CookieDef
+  /** Its name is a prefix: one flow cookie is `<name>.<flow id>`. */
+  readonly flow: CookieDef
+}
+
+type CookieKind = keyof CookieSet
+
+const BASE_NAMES: Record<CookieKind, string> = {
+  sessionToken: 'auth.session-token',
+  csrfToken: 'auth.csrf-token',
+  callbackUrl: 'auth.callback-url',
+  flow: 'auth.flow',
+}
+
+const NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/** Both variants, for a service whose scheme is only known per request (`trustHost`). */
+export function buildCookieSets(overrides: CookieOverrides, dangerouslyAllowInsecure: boolean) {
+  return Object.freeze({
+    secure: buildCookieSet(true, overrides, dangerouslyAllowInsecure),
+    plain: buildCookieSet(false, overrides, dangerouslyAllowInsecure),
+  })
+}
+
+export function buildCookieSet(https: boolean, overrides: CookieOverrides, dangerouslyAllowInsecure: boolean): CookieSet {
+  const set = {} as Record<CookieKind, CookieDef>
+  for (const kind of Object.keys(BASE_NAMES) as CookieKind[]) {
+    set[kind] = buildCookie(kind, https, overrides[kind] ?? {}, dangerouslyAllowInsecure)
+  }
+  return Object.freeze(set)
+}
+
+function buildCookie(kind: CookieKind, https: boolean, override: CookieOverride, dangerouslyAllowInsecure: boolean): CookieDef {
+  const option = `cookies.${kind}`
+  const options = override.options ?? {}
+  const path = options.path ?? '/'
+  const sameSite = options.sameSite ?? 'lax'
+  const secure = options.secure ?? https
+  if (https && !secure && !dangerouslyAllowInsecure) {
+    throw new ConfigurationError(`\`${option}.options.secure\` is false on an https service, which lets the cookie travel in clear text; remove it (or set \`dangerouslyAllowInsecureCookies: true\` for a test setup)`)
+  }
+  if (sameSite === 'none' && !secure) {
+    throw new ConfigurationError(`\`${option}.options.sameSite\` 'none' needs a Secure cookie (an https \`url\`); use 'lax' or 'strict'`)
+  }
+  const hostOnlyRoot = options.domain === undefined && path === '/'
+  const name = override.name ?? defaultName(kind, secure, hostOnlyRoot)
+  if (!NAME.test(name)) {
+    throw new ConfigurationError(`\`${option}.name\` must be a valid cookie name; got ${JSON.stringify(name)}`)
+  }
+  if (name.startsWith('__Host-') && !(secure && hostOnlyRoot)) {
+    throw new ConfigurationError(`\`${option}.name\` starts with __Host-, which browsers accept only on a Secure cookie with Path=/ and no Domain; rename it or remove the domain/path override`)
+  }
+  if (name.startsWith('__Secure-') && !secure) {
+    throw new ConfigurationError(`\`${option}.name\` starts with __Secure-, which browsers accept only on a Secure cookie (an https \`url\`); rename it`)
+  }
+  let attrs = `; Path=${path}; HttpOnly; SameSite=${sameSite[0]!.toUpperCase()}${sameSite.slice(1)}`
+  if (options.domain !== undefined) attrs += `; Domain=${options.domain}`
+  if (secure) attrs += '; Secure'
+  return Object.freeze({ name, attrs })
+}
+
+function defaultName(kind: CookieKind, secure: boolean, hostOnlyRoot: boolean): string {
+  const base = BASE_NAMES[kind]
+  if (!secure) return base
+  return kind === 'csrfToken' && hostOnlyRoot ? `__Host-${base}` : `__Secure-${base}`
+}

@@ -1,0 +1,181 @@
+import { ConfigurationError } from '../errors'
+import { createLog, defaultLogger, type Log } from '../logger'
+import type { ProviderInfo } from '../providers/types'
+import { buildCookieSets, type CookieSet } from './cookies'
+import { parseBaseUrl, type BaseUrl } from './url'
+import type { AuthOptions, Callbacks, Events, Pages } from './types'
+import {
+  checkFunctions, checkKeys, describe, isPlainObject, optionalBoolean, optionalObject, optionalSeconds,
+} from './validate'
+
+export interface ResolvedConfig {
+  /** Null only with `trustHost` and no `url`: the URL then comes from each request. */
+  readonly base: BaseUrl | null
+  readonly secrets: readonly string[]
+  readonly providers: readonly ProviderInfo[]
+  readonly session: { readonly strategy: 'cookie'; readonly maxAge: number; readonly updateAge: number }
+  readonly callbacks: Readonly<Callbacks>
+  readonly events: Readonly<Events>
+  readonly pages: Readonly<Pages>
+  readonly cookies: { readonly secure: CookieSet; readonly plain: CookieSet }
+  readonly trustedOrigins: ReadonlySet<string>
+  readonly trustHost: boolean
+  readonly emptySession: '{}' | 'null'
+  readonly bodyLimit: number
+  readonly log: Log
+}
+
+const OPTIONS = [
+  'url', 'secret', 'providers', 'session', 'callbacks', 'events', 'pages', 'cookies', 'trustedOrigins',
+  'trustHost', 'logger', 'nextAuthClient', 'bodyLimit', 'dangerouslyAllowInsecureCookies',
+] as const
+
+const DAY = 24 * 60 * 60
+export const SECRET_MIN_LENGTH = 32
+
+/**
+ * Validates the options, applies defaults and reads the environment: once, when `auth()` runs.
+ * An explicit option always beats an environment setting.
+ */
+export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  if (!isPlainObject(input)) throw new ConfigurationError(`auth() takes an options object; got ${describe(input)}`)
+  const options = input as Record<string, unknown>
+  checkKeys(options, OPTIONS, '')
+
+  const log = createLog(resolveLogger(options.logger))
+  const trustHost = optionalBoolean(options.trustHost, 'trustHost')
+  const dangerous = optionalBoolean(options.dangerouslyAllowInsecureCookies, 'dangerouslyAllowInsecureCookies')
+  const base = resolveBase(options.url, env, trustHost)
+  if (dangerous) log('warn', 'config.warning', '`dangerouslyAllowInsecureCookies` is set: cookies may travel in clear text; never use it in production')
+
+  const cookies = optionalObject(options.cookies, 'cookies')
+  checkKeys(cookies, ['sessionToken', 'csrfToken', 'callbackUrl', 'flow'], 'cookies.')
+  for (const [kind, override] of Object.entries(cookies)) {
+    checkKeys(optionalObject(override, `cookies.${kind}`), ['name', 'options'], `cookies.${kind}.`)
+    checkKeys(optionalObject((override as Record<string, unknown>).options, `cookies.${kind}.options`), ['domain', 'path', 'sameSite', 'secure'], `cookies.${kind}.options.`)
+  }
+
+  return Object.freeze({
+    base,
+    secrets: resolveSecrets(options.secret, env),
+    providers: resolveProviders(options.providers),
+    session: resolveSession(options.session),
+    callbacks: resolveFunctions(options.callbacks, 'callbacks', ['session', 'redirect', 'update', 'signIn']),
+    events: resolveFunctions(options.events, 'events', ['signIn', 'signOut', 'session']),
+    pages: resolvePages(options.pages),
+    cookies: buildCookieSets(cookies, dangerous),
+    trustedOrigins: resolveOrigins(options.trustedOrigins),
+    trustHost,
+    emptySession: resolveClient(options.nextAuthClient),
+    bodyLimit: resolveBodyLimit(options.bodyLimit),
+    log,
+  })
+}
+
+function resolveBase(url: unknown, env: NodeJS.ProcessEnv, trustHost: boolean): BaseUrl | null {
+  if (url !== undefined) {
+    if (typeof url !== 'string') throw new ConfigurationError(`\`url\` must be a string such as 'https://example.com/api/auth'; got ${describe(url)}`)
+    return parseBaseUrl(url, 'url')
+  }
+  const fromEnv = env.SERVICE_AUTH_URL
+  if (fromEnv) return parseBaseUrl(fromEnv, 'SERVICE_AUTH_URL')
+  if (trustHost) return null
+  throw new ConfigurationError("`url` is required: pass `url: 'https://example.com/api/auth'` or set SERVICE_AUTH_URL (or, behind a proxy you trust, `trustHost: true`)")
+}
+
+function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string[] {
+  const option = value === undefined ? 'SERVICE_AUTH_SECRET' : 'secret'
+  const raw = value ?? env.SERVICE_AUTH_SECRET
+  const fix = `use 32 or more random characters, for example the output of \`openssl rand -base64 32\``
+  if (raw === undefined || raw === '') throw new ConfigurationError(`\`secret\` is required: pass \`secret\` or set SERVICE_AUTH_SECRET; ${fix}`)
+  const list = Array.isArray(raw) ? raw : [raw]
+  if (list.length === 0) throw new ConfigurationError(`\`secret\` must not be an empty array; ${fix}`)
+  list.forEach((secret, index) => {
+    const name = Array.isArray(raw) ? `${option}[${index}]` : option
+    if (typeof secret !== 'string') throw new ConfigurationError(`\`${name}\` must be a string; got ${describe(secret)}`)
+    // The value itself is never echoed: it is a secret even when it is a bad one.
+    if (secret.length < SECRET_MIN_LENGTH) throw new ConfigurationError(`\`${name}\` is ${secret.length} characters long; ${fix}`)
+  })
+  return Object.freeze([...list] as string[])
+}
+
+const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/i
+
+function resolveProviders(value: unknown): readonly ProviderInfo[] {
+  if (value === undefined) return Object.freeze([])
+  if (!Array.isArray(value)) throw new ConfigurationError(`\`providers\` must be an array; got ${describe(value)}`)
+  const seen = new Set<string>()
+  return Object.freeze(value.map((provider: unknown, index) => {
+    const option = `providers[${index}]`
+    if (!isPlainObject(provider)) throw new ConfigurationError(`\`${option}\` must be a provider such as oauth({...}); got ${describe(provider)}`)
+    const { id, name, type } = provider
+    if (typeof id !== 'string' || !PROVIDER_ID.test(id)) throw new ConfigurationError(`\`${option}.id\` must be URL-safe (letters, digits, '-' and '_'); got ${describe(id)}`)
+    if (seen.has(id)) throw new ConfigurationError(`\`${option}.id\` ${JSON.stringify(id)} is used twice; give each provider its own id`)
+    if (type !== 'oauth' && type !== 'email') throw new ConfigurationError(`\`${option}.type\` must be 'oauth' or 'email'; got ${describe(type)}`)
+    if ((id === 'email') !== (type === 'email')) throw new ConfigurationError(`\`${option}.id\` 'email' is reserved for the e-mail provider, which always has that id`)
+    seen.add(id)
+    return Object.freeze({ ...provider, id, type, name: typeof name === 'string' && name ? name : id }) as ProviderInfo
+  }))
+}
+
+function resolveSession(value: unknown) {
+  const session = optionalObject(value, 'session')
+  checkKeys(session, ['strategy', 'maxAge', 'updateAge'], 'session.')
+  if (session.strategy !== undefined && session.strategy !== 'cookie') {
+    throw new ConfigurationError(`\`session.strategy\` must be 'cookie'; got ${describe(session.strategy)}`)
+  }
+  const maxAge = optionalSeconds(session.maxAge, 'session.maxAge', 30 * DAY)
+  const updateAge = optionalSeconds(session.updateAge, 'session.updateAge', Math.min(DAY, maxAge))
+  if (updateAge > maxAge) throw new ConfigurationError(`\`session.updateAge\` (${updateAge}) must not exceed \`session.maxAge\` (${maxAge})`)
+  return Object.freeze({ strategy: 'cookie' as const, maxAge, updateAge })
+}
+
+function resolveFunctions<T>(value: unknown, option: string, known: readonly string[]): Readonly<T> {
+  const object = optionalObject(value, option)
+  checkFunctions(object, known, `${option}.`)
+  return Object.freeze({ ...object }) as Readonly<T>
+}
+
+function resolvePages(value: unknown): Readonly<Pages> {
+  const pages = optionalObject(value, 'pages')
+  checkKeys(pages, ['signIn', 'signOut', 'error', 'verifyRequest'], 'pages.')
+  for (const [key, page] of Object.entries(pages)) {
+    if (typeof page !== 'string' || !(page.startsWith('/') || /^https?:\/\//.test(page)) || page.startsWith('//')) {
+      throw new ConfigurationError(`\`pages.${key}\` must be a path such as '/login' or an absolute http(s) URL; got ${describe(page)}`)
+    }
+  }
+  return Object.freeze({ ...pages }) as Readonly<Pages>
+}
+
+function resolveOrigins(value: unknown): ReadonlySet<string> {
+  if (value === undefined) return new Set()
+  if (!Array.isArray(value)) throw new ConfigurationError(`\`trustedOrigins\` must be an array of origins such as 'https://app.example.com'; got ${describe(value)}`)
+  return new Set(value.map((origin: unknown, index) => {
+    let parsed: URL | undefined
+    try { parsed = typeof origin === 'string' ? new URL(origin) : undefined } catch { parsed = undefined }
+    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== String(origin).replace(/\/$/, '')) {
+      throw new ConfigurationError(`\`trustedOrigins[${index}]\` must be an origin (scheme, host, port; no path) such as 'https://app.example.com'; got ${describe(origin)}`)
+    }
+    return parsed.origin
+  }))
+}
+
+function resolveLogger(value: unknown) {
+  if (value === undefined) return defaultLogger
+  if (value === false || typeof value === 'function') return value as typeof defaultLogger | false
+  throw new ConfigurationError(`\`logger\` must be a function receiving each log entry, or false; got ${describe(value)}. For pino: \`logger: (e) => pino[e.level](e)\``)
+}
+
+function resolveClient(value: unknown): '{}' | 'null' {
+  if (value === undefined || value === 'v4') return '{}'
+  if (value === 'v5') return 'null'
+  throw new ConfigurationError(`\`nextAuthClient\` must be 'v4' (also right for the v3 client) or 'v5'; got ${describe(value)}`)
+}
+
+function resolveBodyLimit(value: unknown): number {
+  if (value === undefined) return 64 * 1024
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1024) {
+    throw new ConfigurationError(`\`bodyLimit\` must be a whole number of bytes, 1024 or more; got ${describe(value)}`)
+  }
+  return value
+}

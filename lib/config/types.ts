@@ -1,0 +1,130 @@
+import type { Logger } from '../logger'
+
+/** The user as the session and the client see it. */
+export interface SessionUser {
+  name?: string | null
+  email?: string | null
+  image?: string | null
+}
+
+/** The client-safe session object returned by `GET /session` and `getSession(req)`. */
+export interface Session {
+  user?: SessionUser
+  expires: string
+  [field: string]: unknown
+}
+
+/** What the server keeps for one session (inside the sealed cookie, or in the store). */
+export interface SessionRecord {
+  /** `{provider}:{account id}`, `email:{address}`, or the id the app's signIn callback chose. */
+  userId: string
+  user: SessionUser
+  /** Server-side data the app keeps with the session (for example a provider's tokens). */
+  data?: Record<string, unknown>
+  /** Seconds since the epoch: when this session was last issued or renewed. */
+  issuedAt: number
+  /** Seconds since the epoch: when it ends unless renewed. */
+  expiresAt: number
+}
+
+export interface SessionCallbackParams {
+  /** The default client-safe object: `{ user: { name, email, image }, expires }`. */
+  session: Session
+  record: Readonly<SessionRecord>
+  trigger: 'get' | 'update'
+  /** With trigger 'update': the `data` the client sent to `POST /session`. */
+  newData?: unknown
+}
+
+export interface RedirectCallbackParams {
+  /** The already-validated absolute target. */
+  url: string
+  /** The origin of the service URL. */
+  baseUrl: string
+}
+
+export interface Callbacks {
+  /** Shapes the client-safe session object. Whatever it returns is what the client sees. */
+  session?: (params: SessionCallbackParams) => Session | Promise<Session>
+  /** Sees every redirect target last; its answer is validated like any other target. */
+  redirect?: (params: RedirectCallbackParams) => string | Promise<string>
+  /**
+   * Decides what `POST /session` keeps: receives the record and the client's `data`, returns the
+   * new server-side `data` (or undefined to keep it as it is). Client data is never kept otherwise.
+   */
+  update?: (params: { record: Readonly<SessionRecord>; newData: unknown }) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>
+  /** Called at sign-in (OAuth and e-mail providers). */
+  signIn?: (params: SignInCallbackParams) => SignInResult | Promise<SignInResult>
+}
+
+export interface SignInCallbackParams {
+  user: SessionUser & { id: string }
+  account: { provider: string; type: 'oauth' | 'email'; providerAccountId: string; [field: string]: unknown }
+  profile?: Record<string, unknown>
+}
+
+/** true: go on; false: AccessDenied; a string: redirect there; an object: go on with this id/data. */
+export type SignInResult = boolean | string | { userId?: string; data?: Record<string, unknown> }
+
+export interface Events {
+  signIn?: (message: { record: Readonly<SessionRecord> }) => void | Promise<void>
+  signOut?: (message: { record: Readonly<SessionRecord> | null }) => void | Promise<void>
+  session?: (message: { session: Session; record: Readonly<SessionRecord> }) => void | Promise<void>
+}
+
+export interface Pages {
+  signIn?: string
+  signOut?: string
+  error?: string
+  verifyRequest?: string
+}
+
+export interface CookieOverride {
+  name?: string
+  options?: {
+    domain?: string
+    path?: string
+    sameSite?: 'lax' | 'strict' | 'none'
+    secure?: boolean
+  }
+}
+
+export interface CookieOverrides {
+  sessionToken?: CookieOverride
+  csrfToken?: CookieOverride
+  callbackUrl?: CookieOverride
+  flow?: CookieOverride
+}
+
+export interface SessionOptions {
+  strategy?: 'cookie'
+  /** Seconds a session lasts without activity. Default 30 days. */
+  maxAge?: number
+  /** Seconds after which an active session is renewed. Default 24 hours. */
+  updateAge?: number
+}
+
+export interface AuthOptions {
+  /** The absolute service URL including the base path. Else SERVICE_AUTH_URL. */
+  url?: string
+  /** 32 characters or more; an array rotates secrets (the first seals, all open). Else SERVICE_AUTH_SECRET. */
+  secret?: string | readonly string[]
+  providers?: readonly unknown[]
+  session?: SessionOptions
+  callbacks?: Callbacks
+  events?: Events
+  pages?: Pages
+  cookies?: CookieOverrides
+  /** Origins (besides the service's own) that callbackUrl may point to. */
+  trustedOrigins?: readonly string[]
+  /** Without `url`: build URLs from the Host / X-Forwarded-* headers (only behind a trusted proxy). */
+  trustHost?: boolean
+  /** A function given every log entry, or false for silence. Default: one line per warning or error on stderr. */
+  logger?: Logger | false
+  /** 'v5' makes `GET /session` answer null instead of {} (the NextAuth v5 client's convention). */
+  nextAuthClient?: 'v4' | 'v5'
+  /** Largest accepted POST body in bytes. Default 65536. */
+  bodyLimit?: number
+  /** Allows `cookies.*.options.secure: false` on an https service. Never in production. */
+  dangerouslyAllowInsecureCookies?: boolean
+}

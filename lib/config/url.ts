@@ -1,0 +1,36 @@
+import { ConfigurationError } from '../errors'
+
+/** The service URL, split once: every absolute URL the service emits is built from it. */
+export interface BaseUrl {
+  /** `http://localhost:3000` */
+  readonly origin: string
+  /** `/api/auth`: never empty, never with a trailing slash. */
+  readonly path: string
+  /** `http://localhost:3000/api/auth` */
+  readonly href: string
+  readonly secure: boolean
+}
+
+export const DEFAULT_BASE_PATH = '/api/auth'
+
+export function parseBaseUrl(value: string, option: string): BaseUrl {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigurationError(`\`${option}\` must be an absolute http(s) URL such as 'https://example.com/api/auth'; got ${JSON.stringify(value)}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigurationError(`\`${option}\` must use http or https; got ${JSON.stringify(url.protocol)} in ${JSON.stringify(value)}`)
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new ConfigurationError(`\`${option}\` must not carry credentials, a query or a fragment; got ${JSON.stringify(value)}`)
+  }
+  return baseUrl(url.origin, url.pathname)
+}
+
+export function baseUrl(origin: string, pathname: string): BaseUrl {
+  const trimmed = pathname.replace(/\/+$/, '')
+  const path = trimmed === '' ? DEFAULT_BASE_PATH : trimmed
+  return Object.freeze({ origin, path, href: origin + path, secure: origin.startsWith('https:') })
+}

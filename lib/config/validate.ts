@@ -1,0 +1,83 @@
+import { ConfigurationError } from '../errors'
+
+/** Option checks whose messages name the option, the bad value and the fix. */
+
+export function describe(value: unknown): string {
+  if (typeof value === 'function') return 'a function'
+  if (Array.isArray(value)) return 'an array'
+  if (value === null) return 'null'
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value)
+  if (typeof value === 'object') return 'an object'
+  return String(value)
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** Rejects keys that are not known, suggesting the nearest known one ("did you mean"). */
+export function checkKeys(value: Record<string, unknown>, known: readonly string[], prefix: string): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue
+    const suggestion = nearest(key, known)
+    const hint = suggestion ? ` Did you mean \`${prefix}${suggestion}\`?` : ` Known options: ${known.join(', ')}.`
+    throw new ConfigurationError(`Unknown option \`${prefix}${key}\`.${hint}`)
+  }
+}
+
+export function optionalObject(value: unknown, option: string): Record<string, unknown> {
+  if (value === undefined) return {}
+  if (!isPlainObject(value)) throw new ConfigurationError(`\`${option}\` must be an object; got ${describe(value)}`)
+  return value
+}
+
+export function optionalSeconds(value: unknown, option: string, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigurationError(`\`${option}\` must be a positive number of seconds; got ${describe(value)}`)
+  }
+  return Math.floor(value)
+}
+
+export function optionalFunction(value: unknown, option: string): void {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new ConfigurationError(`\`${option}\` must be a function; got ${describe(value)}`)
+  }
+}
+
+export function optionalBoolean(value: unknown, option: string): boolean {
+  if (value === undefined) return false
+  if (typeof value !== 'boolean') throw new ConfigurationError(`\`${option}\` must be true or false; got ${describe(value)}`)
+  return value
+}
+
+export function checkFunctions(value: Record<string, unknown>, known: readonly string[], prefix: string): void {
+  checkKeys(value, known, prefix)
+  for (const key of known) optionalFunction(value[key], `${prefix}${key}`)
+}
+
+function nearest(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestDistance = 3
+  for (const candidate of known) {
+    const distance = candidate.toLowerCase() === key.toLowerCase() ? 0 : editDistance(key, candidate)
+    if (distance < bestDistance) {
+      best = candidate
+      bestDistance = distance
+    }
+  }
+  return best
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}

@@ -1,0 +1,86 @@
+/**
+ * Every error the package raises is an AuthError with a stable code and an HTTP status.
+ * The first group are the `error` query values of the wire contract (the NextAuth client and the
+ * built-in pages know them); the second group are plain HTTP answers to malformed requests.
+ * Every code is documented in docs/errors.md.
+ */
+export type AuthErrorCode =
+  | 'Configuration'
+  | 'AccessDenied'
+  | 'Verification'
+  | 'Signin'
+  | 'OAuthSignin'
+  | 'OAuthCallback'
+  | 'OAuthCreateAccount'
+  | 'EmailCreateAccount'
+  | 'Callback'
+  | 'OAuthAccountNotLinked'
+  | 'EmailSignin'
+  | 'CredentialsSignin'
+  | 'SessionRequired'
+  | 'MissingCSRF'
+  | 'Default'
+  | HttpErrorCode
+
+export type HttpErrorCode =
+  | 'NotFound'
+  | 'MethodNotAllowed'
+  | 'PayloadTooLarge'
+  | 'UnsupportedMediaType'
+  | 'InvalidBody'
+  | 'ServiceUnavailable'
+
+const STATUS: Record<AuthErrorCode, number> = {
+  Configuration: 500,
+  AccessDenied: 403,
+  Verification: 403,
+  Signin: 400,
+  OAuthSignin: 400,
+  OAuthCallback: 400,
+  OAuthCreateAccount: 400,
+  EmailCreateAccount: 400,
+  Callback: 400,
+  OAuthAccountNotLinked: 400,
+  EmailSignin: 400,
+  CredentialsSignin: 401,
+  SessionRequired: 401,
+  MissingCSRF: 403,
+  Default: 500,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  InvalidBody: 400,
+  ServiceUnavailable: 503,
+}
+
+export class AuthError extends Error {
+  readonly code: AuthErrorCode
+  readonly status: number
+
+  constructor(code: AuthErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'AuthError'
+    this.code = code
+    this.status = STATUS[code]
+  }
+}
+
+/** A mistake in the options given to `auth()` or in how the router is mounted. */
+export class ConfigurationError extends AuthError {
+  constructor(message: string) {
+    super('Configuration', message)
+    this.name = 'ConfigurationError'
+  }
+}
+
+export function isAuthError(value: unknown): value is AuthError {
+  return value instanceof AuthError
+}
+
+/** The codes the `error` query parameter may carry (wire contract, "Error codes"). */
+export const ERROR_QUERY_CODES: ReadonlySet<string> = new Set([
+  'Configuration', 'AccessDenied', 'Verification', 'Signin', 'OAuthSignin', 'OAuthCallback',
+  'OAuthCreateAccount', 'EmailCreateAccount', 'Callback', 'OAuthAccountNotLinked', 'EmailSignin',
+  'CredentialsSignin', 'SessionRequired', 'MissingCSRF', 'Default',
+])

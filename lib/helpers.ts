@@ -1,0 +1,51 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import type { Session } from './config/types'
+import { baseFromHeaders } from './http/base'
+import { readCookies } from './http/cookies'
+import { prefersJson } from './http/error-response'
+import { sendJson, sendRedirect } from './http/reply'
+import type { Services } from './routes/context'
+import { clientSession } from './session/shape'
+
+/** The host app's helpers, carried by the router `auth()` returns. */
+export interface AuthHelpers {
+  /** The signed-in user's session object (as `GET /session` shows it), or null. */
+  getSession(req: Request): Promise<Session | null>
+  /**
+   * Middleware for pages and APIs that need a signed-in user. With a session it goes on and leaves
+   * the session object in `res.locals.session`. Without one: `401 {}` for a request that prefers
+   * JSON, else `302` to the sign-in page with `callbackUrl` (this page) and `error=SessionRequired`.
+   */
+  requireAuth(): RequestHandler
+}
+
+export function createHelpers(svc: Services): AuthHelpers {
+  const { config } = svc
+
+  async function getSession(req: Request): Promise<Session | null> {
+    const base = config.base ?? baseFromHeaders(req)
+    const cookie = { cookies: readCookies(req), def: (base.secure ? config.cookies.secure : config.cookies.plain).sessionToken }
+    if (!svc.sessions.present(cookie)) return null
+    const record = await svc.sessions.read(cookie)
+    return record ? clientSession(record, config.callbacks) : null
+  }
+
+  function requireAuth(): RequestHandler {
+    return (req: Request, res: Response, next: NextFunction) => {
+      getSession(req).then((session) => {
+        if (session) {
+          res.locals.session = session
+          return next()
+        }
+        if (prefersJson(req)) return sendJson(res, 401, '{}')
+        const base = config.base ?? baseFromHeaders(req)
+        const signIn = new URL(config.pages.signIn ?? `${base.href}/signin`, base.origin)
+        signIn.searchParams.set('callbackUrl', base.origin + req.originalUrl)
+        signIn.searchParams.set('error', 'SessionRequired')
+        sendRedirect(res, signIn.href)
+      }, next)
+    }
+  }
+
+  return Object.freeze({ getSession, requireAuth })
+}

@@ -1,0 +1,52 @@
+import type { Response } from 'express'
+import type { CookieDef } from '../config/cookies'
+import { clearCookie, setCookie } from './cookies'
+
+/**
+ * A value too large for one cookie is split over `<name>.0`, `<name>.1`, … Browsers keep about
+ * 4 KB per cookie (name, value and attributes), and Node refuses request headers over 16 KB in all,
+ * so very large sessions belong in the database strategy.
+ */
+export const CHUNK_SIZE = 3800
+const MAX_CHUNKS = 16
+
+export function readChunked(cookies: Record<string, unknown>, name: string): string | null {
+  const whole = cookies[name]
+  if (typeof whole === 'string' && whole !== '') return whole
+  let value = ''
+  for (let index = 0; index < MAX_CHUNKS; index++) {
+    const chunk = cookies[`${name}.${index}`]
+    if (typeof chunk !== 'string' || chunk === '') break
+    value += chunk
+  }
+  return value === '' ? null : value
+}
+
+/** True when the request carries the cookie or any chunk of it: no parsing, no crypto. */
+export function hasChunked(cookies: Record<string, unknown>, name: string): boolean {
+  return cookies[name] !== undefined || cookies[`${name}.0`] !== undefined
+}
+
+export function writeChunked(res: Response, cookies: Record<string, unknown>, def: CookieDef, value: string, maxAgeSeconds: number): void {
+  const written = new Set<string>()
+  if (value.length <= CHUNK_SIZE) {
+    setCookie(res, def, value, maxAgeSeconds)
+    written.add(def.name)
+  } else {
+    for (let index = 0; index * CHUNK_SIZE < value.length; index++) {
+      const name = `${def.name}.${index}`
+      setCookie(res, def, value.slice(index * CHUNK_SIZE, (index + 1) * CHUNK_SIZE), maxAgeSeconds, name)
+      written.add(name)
+    }
+  }
+  for (const name of presentNames(cookies, def.name)) if (!written.has(name)) clearCookie(res, def, name)
+}
+
+export function clearChunked(res: Response, cookies: Record<string, unknown>, def: CookieDef): void {
+  for (const name of presentNames(cookies, def.name)) clearCookie(res, def, name)
+}
+
+function presentNames(cookies: Record<string, unknown>, name: string): string[] {
+  const prefix = `${name}.`
+  return Object.keys(cookies).filter((key) => key === name || (key.startsWith(prefix) && /^\d+$/.test(key.slice(prefix.length))))
+}

@@ -1,0 +1,20 @@
+import type { Request, Response } from 'express'
+import type { AuthError } from '../errors'
+import { sendJson } from './reply'
+import { renderErrorPage } from './render'
+
+/** True when the client prefers JSON to HTML by its Accept header. */
+export function prefersJson(req: Request): boolean {
+  const accept = req.headers.accept
+  if (!accept) return false
+  return accept.includes('json') && !accept.includes('text/html')
+}
+
+/** The answer to one of our errors: JSON `{ "error": code }` or the error page, by Accept. */
+export function sendError(req: Request, res: Response, error: AuthError, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
+  if (error.status === 503) return sendJson(res, 503, '{}')
+  if (prefersJson(req)) sendJson(res, error.status, JSON.stringify({ error: error.code }))
+  else renderErrorPage(res, error.status, error.code === 'Configuration' || error.code === 'AccessDenied' || error.code === 'Verification' ? error.code : 'Default')
+}

@@ -1,0 +1,39 @@
+import type { Response } from 'express'
+
+/** Responses that carry a token or a session must never be cached anywhere. */
+export const NO_STORE = 'private, no-cache, no-store'
+
+/** JSON written straight to Node's response: the same on Express 4 and 5, and cheap. */
+export function sendJson(res: Response, status: number, body: string, noStore = false): void {
+  res.statusCode = status
+  res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  if (noStore) res.setHeader('Cache-Control', NO_STORE)
+  res.setHeader('Content-Length', Buffer.byteLength(body))
+  res.end(body)
+}
+
+export function sendHtml(res: Response, status: number, html: string, noStore = false): void {
+  res.statusCode = status
+  res.setHeader('Content-Type', 'text/html; charset=utf-8')
+  if (noStore) res.setHeader('Cache-Control', NO_STORE)
+  res.setHeader('Content-Length', Buffer.byteLength(html))
+  res.end(html)
+}
+
+export function sendEmpty(res: Response, status: number, headers: Record<string, string> = {}): void {
+  res.statusCode = status
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
+  res.setHeader('Content-Length', 0)
+  res.end()
+}
+
+export function sendRedirect(res: Response, location: string): void {
+  res.statusCode = 302
+  res.setHeader('Location', location)
+  res.setHeader('Content-Length', 0)
+  res.end()
+}
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}

@@ -1,0 +1,9 @@
+/** The public surface of express-auth-service. No logic lives here. */
+export { auth, type AuthRouter } from './auth'
+export type { AuthHelpers } from './helpers'
+export type {
+  AuthOptions, Callbacks, CookieOverride, CookieOverrides, Events, Pages, RedirectCallbackParams, Session,
+  SessionCallbackParams, SessionOptions, SessionRecord, SessionUser, SignInCallbackParams, SignInResult,
+} from './config/types'
+export { AuthError, ConfigurationError, type AuthErrorCode } from './errors'
+export type { LogEntry, LogEvent, LogLevel, Logger } from './logger'

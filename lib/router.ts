@@ -1,0 +1,102 @@
+import { Router, type NextFunction, type Request, type Response } from 'express'
+import { DEFAULT_BASE_PATH } from './config/url'
+import { AuthError, isAuthError } from './errors'
+import { baseFromHeaders } from './http/base'
+import { readBody } from './http/body'
+import { readCookies } from './http/cookies'
+import { sendError } from './http/error-response'
+import { relativePath } from './http/mount'
+import type { Context, Handler, Services } from './routes/context'
+import { clientLog } from './routes/client-log'
+import { csrf } from './routes/csrf'
+import { invalidCsrf, type CsrfFailure } from './routes/csrf-failure'
+import { error } from './routes/error'
+import { providers } from './routes/providers'
+import { getSession } from './routes/session'
+import { updateSession } from './routes/session-update'
+import { signOut } from './routes/signout'
+
+interface Route {
+  readonly GET?: Handler
+  readonly POST?: Handler
+  /**
+   * Every POST checks the CSRF token from its body, and this is its answer when the check fails.
+   * EXEMPT marks the only routes that skip the check, each with its reason.
+   */
+  readonly csrf?: CsrfFailure | typeof EXEMPT
+}
+
+const EXEMPT = 'exempt'
+
+/**
+ * The table of contents: every route of the service, relative to the base path. A `:provider`
+ * route matches `<name>/<provider id>`.
+ */
+const ROUTES: Readonly<Record<string, Route>> = {
+  csrf: { GET: csrf },
+  providers: { GET: providers },
+  session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
+  signout: { POST: signOut, csrf: invalidCsrf.backTo('/signout') },
+  error: { GET: error },
+  // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
+  _log: { POST: clientLog, csrf: EXEMPT },
+}
+
+const JSON_MODE_HEADER = 'x-auth-return-redirect'
+
+/** The Express router `auth()` returns: one middleware that dispatches on the table above. */
+export function createRouter(svc: Services): Router {
+  const router = Router()
+  const basePath = svc.config.base?.path ?? DEFAULT_BASE_PATH
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    dispatch(svc, basePath, req, res, next).catch((err: unknown) => {
+      if (!isAuthError(err)) return next(err)
+      if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
+      sendError(req, res, err)
+    })
+  })
+  return router
+}
+
+async function dispatch(svc: Services, basePath: string, req: Request, res: Response, next: NextFunction): Promise<void> {
+  const path = relativePath(req, basePath)
+  if (path === null) return next()
+  const segments = path.replace(/^\/+|\/+$/g, '').split('/')
+  const key = segments.length === 2 ? `${segments[0]}/:provider` : segments.join('/')
+  const route = segments.length <= 2 ? ROUTES[key] : undefined
+  if (!route) throw new AuthError('NotFound', 'no such route')
+  const method = req.method === 'HEAD' ? 'GET' : req.method
+  const handler = method === 'GET' || method === 'POST' ? route[method] : undefined
+  if (!handler) {
+    const allow = [route.GET ? 'GET, HEAD' : '', route.POST ? 'POST' : ''].filter(Boolean).join(', ')
+    return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), { Allow: allow })
+  }
+  const base = svc.config.base ?? baseFromHeaders(req)
+  const query = req.url.indexOf('?')
+  const body = method === 'POST' ? await readBody(req, svc.config.bodyLimit) : {}
+  const ctx: Context = {
+    req,
+    res,
+    svc,
+    base,
+    cookieSet: base.secure ? svc.config.cookies.secure : svc.config.cookies.plain,
+    cookies: readCookies(req),
+    query: new URLSearchParams(query === -1 ? '' : req.url.slice(query + 1)),
+    provider: segments.length === 2 ? decodeSegment(segments[1]!) : undefined,
+    body,
+    json: body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1',
+  }
+  if (method === 'POST' && route.csrf !== EXEMPT && !svc.csrf.verify(ctx.cookies[ctx.cookieSet.csrfToken.name], body.csrfToken)) {
+    svc.log('warn', 'csrf.invalid', 'a POST without a valid CSRF token was refused; nothing was changed', { route: key })
+    return (route.csrf ?? invalidCsrf.badRequest)(ctx)
+  }
+  await handler(ctx)
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    throw new AuthError('NotFound', 'no such route')
+  }
+}

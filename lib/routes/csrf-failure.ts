@@ -1,0 +1,21 @@
+import { sendJson, sendRedirect } from '../http/reply'
+import { serviceUrl, type Context } from './context'
+
+/** What a POST answers when its CSRF token is missing or wrong. Nothing else happens. */
+export type CsrfFailure = (ctx: Context) => Promise<void>
+
+export const invalidCsrf = {
+  /** `POST /session`: 400 {}. */
+  badRequest: async (ctx: Context) => sendJson(ctx.res, 400, '{}', true),
+
+  /**
+   * Sign-in and sign-out: back to the page with `csrf=true`; in JSON mode a 403 whose `url`
+   * carries `error=MissingCSRF`, so that the client reports the failure instead of following it.
+   */
+  backTo(path: '/signin' | '/signout'): (ctx: Context) => Promise<void> {
+    return async (ctx) => {
+      if (ctx.json) sendJson(ctx.res, 403, JSON.stringify({ url: serviceUrl(ctx, path, { csrf: 'true', error: 'MissingCSRF' }) }), true)
+      else sendRedirect(ctx.res, serviceUrl(ctx, path, { csrf: 'true' }))
+    }
+  },
+}

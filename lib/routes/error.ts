@@ -1,0 +1,21 @@
+import { sendRedirect } from '../http/reply'
+import { renderErrorPage } from '../http/render'
+import { pageUrl, serviceUrl, type Context } from './context'
+
+/** Codes the sign-in page explains itself: GET /error sends them there. */
+const SHOWN_ON_SIGNIN: ReadonlySet<string> = new Set([
+  'Signin', 'OAuthSignin', 'OAuthCallback', 'OAuthCreateAccount', 'EmailCreateAccount', 'Callback',
+  'OAuthAccountNotLinked', 'EmailSignin', 'CredentialsSignin', 'SessionRequired',
+])
+
+const STATUS: Readonly<Record<string, number>> = { Configuration: 500, AccessDenied: 403, Verification: 403 }
+
+/** GET /error?error=<Code>: the app's error page, the sign-in page, or the built-in error page. */
+export async function error(ctx: Context): Promise<void> {
+  const { pages } = ctx.svc.config
+  if (pages.error) return sendRedirect(ctx.res, pageUrl(ctx, pages.error))
+  const code = ctx.query.get('error') ?? 'Default'
+  if (SHOWN_ON_SIGNIN.has(code)) return sendRedirect(ctx.res, serviceUrl(ctx, '/signin', { error: code }))
+  const status = STATUS[code]
+  renderErrorPage(ctx.res, status ?? 200, status ? code : 'Default')
+}

@@ -1,0 +1,17 @@
+import { callbackTarget, emit, respondRedirect, sessionCookie, type Context } from './context'
+
+/**
+ * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its
+ * cookie, then redirects to the validated callbackUrl. No GET ever signs out.
+ */
+export async function signOut(ctx: Context): Promise<void> {
+  const { svc } = ctx
+  const cookie = sessionCookie(ctx)
+  if (svc.sessions.present(cookie)) {
+    const record = await svc.sessions.read(cookie)
+    await svc.sessions.destroy(cookie)
+    svc.log('info', 'signout', 'signed out', { userId: record?.userId })
+    await emit(ctx, 'signOut', svc.config.events.signOut, { record })
+  }
+  respondRedirect(ctx, await callbackTarget(ctx))
+}

@@ -1,0 +1,20 @@
+import { open, seal } from '../crypto/jwe'
+import type { KeyRing } from '../crypto/keys'
+import type { SessionStore } from './store'
+import { fromClaims, toClaims } from './record'
+
+/**
+ * Strategy `cookie`: the whole record travels in the cookie as a JWE under the session key.
+ * There is nothing to remove on the server; sign-out clears the cookie.
+ */
+export function cookieStore(ring: KeyRing): SessionStore {
+  return Object.freeze({
+    async read(token: string, nowSeconds: number) {
+      return fromClaims(open(ring, token), nowSeconds)
+    },
+    async write(record: Parameters<SessionStore['write']>[0]) {
+      return seal(ring.current, toClaims(record))
+    },
+    async remove() {},
+  })
+}

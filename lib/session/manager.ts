@@ -1,0 +1,91 @@
+import type { Response } from 'express'
+import type { CookieDef } from '../config/cookies'
+import type { SessionRecord, SessionUser } from '../config/types'
+import { clearChunked, hasChunked, readChunked, writeChunked } from '../http/chunked-cookie'
+import type { SessionStore } from './store'
+
+/** The request's session cookie: its parsed cookies, the cookie's definition and the response. */
+export interface SessionCookie {
+  readonly cookies: Record<string, unknown>
+  readonly def: CookieDef
+  readonly res?: Response
+}
+
+export interface NewSession {
+  userId: string
+  user: SessionUser
+  data?: Record<string, unknown>
+}
+
+/**
+ * Sessions over a store: reading, creating, rolling renewal and removal, with the cookie handled
+ * in one place whatever the store.
+ */
+export interface SessionManager {
+  /** Whether the request carries a session cookie at all (no crypto, no I/O). */
+  present(cookie: SessionCookie): boolean
+  /** The valid record, or null. */
+  read(cookie: SessionCookie): Promise<SessionRecord | null>
+  create(cookie: SessionCookie, input: NewSession): Promise<SessionRecord>
+  /** Renews the session when it was issued more than `updateAge` ago; returns the current record. */
+  renewIfDue(cookie: SessionCookie, record: SessionRecord): Promise<SessionRecord>
+  /** Rewrites the session with new data, keeping its expiry. */
+  save(cookie: SessionCookie, record: SessionRecord): Promise<void>
+  /** Removes the session where it is kept and clears the cookie. */
+  destroy(cookie: SessionCookie): Promise<void>
+  /** Clears the cookie only (for a cookie that did not open). */
+  clear(cookie: SessionCookie): void
+}
+
+export interface SessionTiming {
+  readonly maxAge: number
+  readonly updateAge: number
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+export function createSessionManager(store: SessionStore, timing: SessionTiming): SessionManager {
+  async function write(cookie: SessionCookie, record: SessionRecord, previous: string | null) {
+    const token = await store.write(record, previous)
+    if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
+  }
+
+  return Object.freeze({
+    present: (cookie: SessionCookie) => hasChunked(cookie.cookies, cookie.def.name),
+
+    async read(cookie: SessionCookie) {
+      const token = readChunked(cookie.cookies, cookie.def.name)
+      return token === null ? null : store.read(token, nowSeconds())
+    },
+
+    async create(cookie: SessionCookie, input: NewSession) {
+      const now = nowSeconds()
+      const record: SessionRecord = { ...input, issuedAt: now, expiresAt: now + timing.maxAge }
+      // A new session never reuses a token the browser brought with it.
+      await write(cookie, record, null)
+      return record
+    },
+
+    async renewIfDue(cookie: SessionCookie, record: SessionRecord) {
+      const now = nowSeconds()
+      if (now - record.issuedAt < timing.updateAge) return record
+      const renewed = { ...record, issuedAt: now, expiresAt: now + timing.maxAge }
+      await write(cookie, renewed, readChunked(cookie.cookies, cookie.def.name))
+      return renewed
+    },
+
+    async save(cookie: SessionCookie, record: SessionRecord) {
+      await write(cookie, record, readChunked(cookie.cookies, cookie.def.name))
+    },
+
+    async destroy(cookie: SessionCookie) {
+      const token = readChunked(cookie.cookies, cookie.def.name)
+      if (token !== null) await store.remove(token)
+      if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+    },
+
+    clear(cookie: SessionCookie) {
+      if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+    },
+  })
+}

@@ -1,0 +1,34 @@
+import type { SessionRecord, SessionUser } from '../config/types'
+
+/** The record as JWT claims (`sub`, `iat`, `exp`), so that `jose.jwtDecrypt` reads our cookies too. */
+export function toClaims(record: SessionRecord): Record<string, unknown> {
+  const claims: Record<string, unknown> = { sub: record.userId, user: record.user, iat: record.issuedAt, exp: record.expiresAt }
+  if (record.data !== undefined) claims.data = record.data
+  return claims
+}
+
+/** A record from untrusted claims, or null when any part is not what we write or has expired. */
+export function fromClaims(claims: Record<string, unknown> | null, nowSeconds: number): SessionRecord | null {
+  if (!claims) return null
+  const { sub, user, data, iat, exp } = claims
+  if (typeof sub !== 'string' || sub === '' || typeof iat !== 'number' || typeof exp !== 'number') return null
+  if (!(exp > nowSeconds)) return null
+  const parsedUser = toUser(user)
+  if (!parsedUser) return null
+  if (data !== undefined && (data === null || typeof data !== 'object' || Array.isArray(data))) return null
+  const record: SessionRecord = { userId: sub, user: parsedUser, issuedAt: iat, expiresAt: exp }
+  if (data !== undefined) record.data = data as Record<string, unknown>
+  return record
+}
+
+export function toUser(value: unknown): SessionUser | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
+  const { name, email, image } = value as Record<string, unknown>
+  const user: SessionUser = {}
+  for (const [key, field] of [['name', name], ['email', email], ['image', image]] as const) {
+    if (field === undefined || field === null) continue
+    if (typeof field !== 'string') return null
+    user[key] = field
+  }
+  return user
+}
