@@ -1,0 +1,106 @@
+import express from 'express'
+import request from 'supertest'
+import { auth, ConfigurationError } from '../../lib'
+import { resolveConfig } from '../../lib/config'
+import { BASE, SECRET } from '../support/app'
+
+const valid = { url: BASE, secret: SECRET, logger: false as const }
+const configError = (fn: () => unknown) => {
+  try {
+    fn()
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError)
+    return (error as Error).message
+  }
+  throw new Error('expected a ConfigurationError')
+}
+
+describe('configuration', () => {
+  it('applies the documented defaults', () => {
+    const config = resolveConfig(valid, {})
+    expect(config.base).toEqual({ origin: 'http://localhost:3000', path: '/api/auth', href: BASE, secure: false })
+    expect(config.session).toEqual({ strategy: 'cookie', maxAge: 30 * 86400, updateAge: 86400 })
+    expect(config.cookies.plain.sessionToken.name).toBe('auth.session-token')
+    expect(config.cookies.secure.csrfToken.name).toBe('__Host-auth.csrf-token')
+    expect(config.cookies.secure.sessionToken.name).toBe('__Secure-auth.session-token')
+    expect(config.emptySession).toBe('{}')
+    expect(Object.isFrozen(config)).toBe(true)
+  })
+
+  it('reads SERVICE_AUTH_URL and SERVICE_AUTH_SECRET, and an explicit option beats them', () => {
+    const env = { SERVICE_AUTH_URL: 'https://env.example.com/auth', SERVICE_AUTH_SECRET: 'e'.repeat(32) }
+    const fromEnv = resolveConfig({ logger: false }, env)
+    expect(fromEnv.base?.href).toBe('https://env.example.com/auth')
+    expect(fromEnv.secrets).toEqual(['e'.repeat(32)])
+    const explicit = resolveConfig(valid, env)
+    expect(explicit.base?.href).toBe(BASE)
+    expect(explicit.secrets).toEqual([SECRET])
+  })
+
+  it('takes "/" or an empty path in the URL as the default base path', () => {
+    expect(resolveConfig({ ...valid, url: 'https://example.com' }, {}).base?.path).toBe('/api/auth')
+    expect(resolveConfig({ ...valid, url: 'https://example.com/' }, {}).base?.path).toBe('/api/auth')
+    expect(resolveConfig({ ...valid, url: 'https://example.com/x/authentication/' }, {}).base?.path).toBe('/x/authentication')
+  })
+
+  it('names the option, the bad value and the fix', () => {
+    expect(configError(() => resolveConfig({ ...valid, session: { maxAge: -1 } }, {}))).toBe('`session.maxAge` must be a positive number of seconds; got -1')
+    expect(configError(() => resolveConfig({ ...valid, url: 'ftp://x' }, {}))).toMatch(/`url` must use http or https/)
+    expect(configError(() => resolveConfig({ ...valid, url: 'not a url' }, {}))).toMatch(/`url` must be an absolute http\(s\) URL/)
+    expect(configError(() => resolveConfig({ secret: SECRET }, {}))).toMatch(/`url` is required.*SERVICE_AUTH_URL/)
+    expect(configError(() => resolveConfig({ url: BASE }, {}))).toMatch(/`secret` is required.*SERVICE_AUTH_SECRET/)
+    expect(configError(() => resolveConfig({ ...valid, callbacks: { session: 'x' as never } }, {}))).toBe('`callbacks.session` must be a function; got "x"')
+    expect(configError(() => resolveConfig({ ...valid, session: { updateAge: 100, maxAge: 10 } }, {}))).toMatch(/updateAge/)
+  })
+
+  it('rejects short secrets without echoing them', () => {
+    const message = configError(() => resolveConfig({ url: BASE, secret: 'hunter2-short' }, {}))
+    expect(message).toMatch(/`secret` is 13 characters long; use 32 or more/)
+    expect(message).not.toContain('hunter2')
+    expect(configError(() => resolveConfig({ url: BASE, secret: [SECRET, 'short'] }, {}))).toMatch(/`secret\[1\]`/)
+  })
+
+  it('suggests the nearest option for a near-miss key', () => {
+    expect(configError(() => resolveConfig({ ...valid, secrets: SECRET } as never, {}))).toBe('Unknown option `secrets`. Did you mean `secret`?')
+    expect(configError(() => resolveConfig({ ...valid, session: { maxage: 5 } } as never, {}))).toBe('Unknown option `session.maxage`. Did you mean `session.maxAge`?')
+    expect(configError(() => resolveConfig({ ...valid, callbacks: { sesion: () => ({}) } } as never, {}))).toMatch(/Did you mean `callbacks.session`/)
+    expect(configError(() => resolveConfig({ ...valid, zzzzzzzz: 1 } as never, {}))).toMatch(/Known options: url, secret/)
+  })
+
+  it('checks providers: URL-safe unique ids, email reserved', () => {
+    const p = (id: string, type = 'oauth') => ({ id, name: id, type })
+    expect(configError(() => resolveConfig({ ...valid, providers: [p('git hub')] }, {}))).toMatch(/`providers\[0\].id` must be URL-safe/)
+    expect(configError(() => resolveConfig({ ...valid, providers: [p('a'), p('a')] }, {}))).toMatch(/used twice/)
+    expect(configError(() => resolveConfig({ ...valid, providers: [p('email')] }, {}))).toMatch(/reserved for the e-mail provider/)
+  })
+
+  it('refuses cookie settings that weaken security unless dangerously allowed', () => {
+    const https = { ...valid, url: 'https://example.com/api/auth' }
+    expect(configError(() => resolveConfig({ ...https, cookies: { sessionToken: { options: { secure: false } } } }, {}))).toMatch(/dangerouslyAllowInsecureCookies/)
+    expect(configError(() => resolveConfig({ ...valid, cookies: { csrfToken: { options: { sameSite: 'none' } } } }, {}))).toMatch(/sameSite/)
+    expect(configError(() => resolveConfig({ ...https, cookies: { csrfToken: { name: '__Host-x', options: { domain: 'example.com' } } } }, {}))).toMatch(/__Host-/)
+    const logs: unknown[] = []
+    const weakened = resolveConfig({ ...https, logger: (e) => logs.push(e), dangerouslyAllowInsecureCookies: true, cookies: { sessionToken: { options: { secure: false } } } }, {})
+    expect(weakened.cookies.secure.sessionToken.attrs).not.toContain('Secure')
+    expect(logs).toEqual([expect.objectContaining({ level: 'warn', event: 'config.warning' })])
+  })
+
+  it('uses the __Secure- prefix for a CSRF cookie given a Domain (a __Host- cookie cannot have one)', () => {
+    const config = resolveConfig({ ...valid, url: 'https://example.com/api/auth', cookies: { csrfToken: { options: { domain: 'example.com' } } } }, {})
+    expect(config.cookies.secure.csrfToken.name).toBe('__Secure-auth.csrf-token')
+    expect(config.cookies.secure.csrfToken.attrs).toContain('Domain=example.com')
+  })
+
+  it('fails fast at auth() and explains app.use(auth) without the call', async () => {
+    expect(() => auth({ ...valid, session: { maxAge: 0 } })).toThrow(ConfigurationError)
+    const app = express()
+    app.use(auth as never)
+    const errors: unknown[] = []
+    app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      errors.push(err)
+      res.status(500).end()
+    })
+    await request(app).get('/api/auth/session').expect(500)
+    expect(String((errors[0] as Error).message)).toMatch(/without being called: write app.use\('\/api\/auth', auth\(\{ … \}\)\)/)
+  })
+})

@@ -1,0 +1,46 @@
+import express from 'express'
+import request from 'supertest'
+import { auth, type Session } from '../lib'
+import { testOptions } from './support/app'
+import { sessionCookieFor } from './support/sessions'
+
+function hostApp(overrides = {}) {
+  const { logs, ...options } = testOptions(overrides)
+  const router = auth(options)
+  const app = express()
+  app.use('/api/auth', router)
+  app.get('/whoami', async (req, res) => { res.json({ session: await router.getSession(req) }) })
+  app.get('/private/page', router.requireAuth(), (_req, res) => { res.send(`hello ${(res.locals.session as Session).user?.name}`) })
+  return app
+}
+
+describe("the host app's helpers", () => {
+  it('getSession(req) gives the session object, or null', async () => {
+    const app = hostApp()
+    await request(app).get('/whoami').expect(200, { session: null })
+    const res = await request(app).get('/whoami').set('Cookie', await sessionCookieFor({ name: 'Ada' })).expect(200)
+    expect(res.body.session.user.name).toBe('Ada')
+    const bad = await request(app).get('/whoami').set('Cookie', 'auth.session-token=%ZZ').expect(200)
+    expect(bad.body).toEqual({ session: null })
+  })
+
+  it('requireAuth() lets a signed-in user through with res.locals.session', async () => {
+    const app = hostApp()
+    await request(app).get('/private/page').set('Cookie', await sessionCookieFor({ name: 'Ada' })).expect(200, 'hello Ada')
+  })
+
+  it('requireAuth() sends a page request to the sign-in page with callbackUrl and SessionRequired', async () => {
+    const res = await request(hostApp()).get('/private/page?x=1').set('Accept', 'text/html').expect(302)
+    const location = new URL(res.headers.location!)
+    expect(location.origin + location.pathname).toBe('http://localhost:3000/api/auth/signin')
+    expect(location.searchParams.get('callbackUrl')).toBe('http://localhost:3000/private/page?x=1')
+    expect(location.searchParams.get('error')).toBe('SessionRequired')
+  })
+
+  it("requireAuth() honours pages.signIn and answers 401 {} to JSON clients", async () => {
+    const app = hostApp({ pages: { signIn: '/login' } })
+    const res = await request(app).get('/private/page').expect(302)
+    expect(res.headers.location).toMatch(/^http:\/\/localhost:3000\/login\?callbackUrl=/)
+    await request(app).get('/private/page').set('Accept', 'application/json').expect(401, {})
+  })
+})

@@ -1,0 +1,62 @@
+import request from 'supertest'
+import { makeApp } from '../support/app'
+import { expectCookie, expectNoCookies, findCookie } from '../support/cookies'
+import { csrfPair } from '../support/csrf'
+import { sessionCookieFor } from '../support/sessions'
+
+describe('POST /session (update)', () => {
+  it('shows the client data to the callbacks, keeps only what the update callback returns', async () => {
+    const { app } = makeApp({
+      callbacks: {
+        update: ({ record, newData }) => ({ ...record.data, theme: (newData as { theme?: string }).theme }),
+        session: ({ session, record, trigger, newData }) => ({ ...session, theme: record.data?.theme, trigger, sent: newData }),
+      },
+    })
+    const { token, cookie } = await csrfPair(app)
+    const session = await sessionCookieFor({ name: 'Ada' })
+    const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${session}`)
+      .send({ csrfToken: token, data: { theme: 'dark', role: 'admin' } }).expect(200)
+    expect(res.body).toMatchObject({ theme: 'dark', trigger: 'update', sent: { theme: 'dark', role: 'admin' } })
+    const saved = expectCookie(res, 'auth.session-token')
+    const after = await request(app).get('/api/auth/session').set('Cookie', `auth.session-token=${saved.value}`)
+    expect(after.body).toMatchObject({ theme: 'dark', trigger: 'get' })
+  })
+
+  it('keeps nothing the client sends when the app has no update callback', async () => {
+    const { app } = makeApp()
+    const { token, cookie } = await csrfPair(app)
+    const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${await sessionCookieFor({ name: 'Ada' })}`)
+      .send({ csrfToken: token, data: { name: 'Mallory' } }).expect(200)
+    expect(res.body.user.name).toBe('Ada')
+    expectNoCookies(res)
+  })
+
+  it('answers 400 {} and changes nothing with a missing or wrong CSRF token', async () => {
+    const { app, logs } = makeApp({ callbacks: { update: () => ({ changed: true }) } })
+    const { cookie } = await csrfPair(app)
+    const session = await sessionCookieFor({ name: 'Ada' })
+    for (const body of [{ data: {} }, { csrfToken: 'wrong', data: {} }]) {
+      const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${session}`).send(body).expect(400, {})
+      expectNoCookies(res)
+    }
+    expect(logs.filter((entry) => entry.event === 'csrf.invalid')).toHaveLength(2)
+  })
+
+  it('drops chunks a smaller session no longer needs', async () => {
+    const { app } = makeApp({ callbacks: { update: () => ({}) } })
+    const { token, cookie } = await csrfPair(app)
+    const big = await sessionCookieFor({ name: 'Ada' }, { data: { blob: 'x'.repeat(6000) } })
+    const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${big}`).send({ csrfToken: token }).expect(200)
+    expectCookie(res, 'auth.session-token', { cleared: false })
+    const sentChunks = big.split('; ').map((pair) => pair.split('=', 1)[0]!)
+    expect(sentChunks.length).toBeGreaterThan(1)
+    for (const name of sentChunks) expectCookie(res, name, { cleared: true })
+    expect(findCookie(res, `auth.session-token.${sentChunks.length}`)).toBeUndefined()
+  })
+
+  it('answers {} without a session', async () => {
+    const { app } = makeApp()
+    const { token, cookie } = await csrfPair(app)
+    await request(app).post('/api/auth/session').set('Cookie', cookie).send({ csrfToken: token }).expect(200, {})
+  })
+})
