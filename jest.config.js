@@ -9,6 +9,7 @@ const common = {
 
 module.exports = {
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/spec/support/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'express5' },
     {

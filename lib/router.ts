@@ -14,7 +14,11 @@ import { error } from './routes/error'
 import { providers } from './routes/providers'
 import { getSession } from './routes/session'
 import { updateSession } from './routes/session-update'
+import { signInPage } from './routes/signin-page'
 import { signOut } from './routes/signout'
+import { signOutPage } from './routes/signout-page'
+import { stylesheet } from './routes/stylesheet'
+import { verifyRequest } from './routes/verify-request'
 
 interface Route {
   readonly GET?: Handler
@@ -30,17 +34,20 @@ const EXEMPT = 'exempt'
 
 /**
  * The table of contents: every route of the service, relative to the base path. A `:provider`
- * route matches `<name>/<provider id>`.
+ * route matches `<name>/<provider id>` when no literal route has that path.
  */
-const ROUTES: Readonly<Record<string, Route>> = {
+const ROUTES: ReadonlyMap<string, Route> = new Map(Object.entries({
   csrf: { GET: csrf },
   providers: { GET: providers },
   session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
-  signout: { POST: signOut, csrf: invalidCsrf.backTo('/signout') },
+  signin: { GET: signInPage },
+  signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
+  'verify-request': { GET: verifyRequest },
   error: { GET: error },
+  'assets/style.css': { GET: stylesheet },
   // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
   _log: { POST: clientLog, csrf: EXEMPT },
-}
+} satisfies Record<string, Route>))
 
 const JSON_MODE_HEADER = 'x-auth-return-redirect'
 
@@ -52,7 +59,7 @@ export function createRouter(svc: Services): Router {
     dispatch(svc, basePath, req, res, next).catch((err: unknown) => {
       if (!isAuthError(err)) return next(err)
       if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
-      sendError(req, res, err)
+      sendError(req, res, err, svc.config.base?.href)
     })
   })
   return router
@@ -62,14 +69,15 @@ async function dispatch(svc: Services, basePath: string, req: Request, res: Resp
   const path = relativePath(req, basePath)
   if (path === null) return next()
   const segments = path.replace(/^\/+|\/+$/g, '').split('/')
-  const key = segments.length === 2 ? `${segments[0]}/:provider` : segments.join('/')
-  const route = segments.length <= 2 ? ROUTES[key] : undefined
+  const literal = segments.join('/')
+  const key = ROUTES.has(literal) || segments.length !== 2 ? literal : `${segments[0]}/:provider`
+  const route = ROUTES.get(key)
   if (!route) throw new AuthError('NotFound', 'no such route')
   const method = req.method === 'HEAD' ? 'GET' : req.method
   const handler = method === 'GET' || method === 'POST' ? route[method] : undefined
   if (!handler) {
     const allow = [route.GET ? 'GET, HEAD' : '', route.POST ? 'POST' : ''].filter(Boolean).join(', ')
-    return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), { Allow: allow })
+    return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), svc.config.base?.href, { Allow: allow })
   }
   const base = svc.config.base ?? baseFromHeaders(req)
   const query = req.url.indexOf('?')
@@ -82,7 +90,7 @@ async function dispatch(svc: Services, basePath: string, req: Request, res: Resp
     cookieSet: base.secure ? svc.config.cookies.secure : svc.config.cookies.plain,
     cookies: readCookies(req),
     query: new URLSearchParams(query === -1 ? '' : req.url.slice(query + 1)),
-    provider: segments.length === 2 ? decodeSegment(segments[1]!) : undefined,
+    provider: key.endsWith('/:provider') ? decodeSegment(segments[1]!) : undefined,
     body,
     json: body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1',
   }

@@ -10,11 +10,11 @@ export function prefersJson(req: Request): boolean {
   return accept.includes('json') && !accept.includes('text/html')
 }
 
-/** The answer to one of our errors: JSON `{ "error": code }` or the error page, by Accept. */
-export function sendError(req: Request, res: Response, error: AuthError, headers: Record<string, string> = {}): void {
+/** The answer to one of our errors: JSON `{ "error": code }` or the error page, by Accept. `base` links the page to the sign-in page. */
+export function sendError(req: Request, res: Response, error: AuthError, base?: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
   if (error.status === 503) return sendJson(res, 503, '{}')
   if (prefersJson(req)) sendJson(res, error.status, JSON.stringify({ error: error.code }))
-  else renderErrorPage(res, error.status, error.code === 'Configuration' || error.code === 'AccessDenied' || error.code === 'Verification' ? error.code : 'Default')
+  else renderErrorPage(res, error.status, error.code, base)
 }

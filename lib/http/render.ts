@@ -1,16 +1,199 @@
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import * as ejs from 'ejs'
 import type { Response } from 'express'
-import { escapeHtml, sendHtml } from './reply'
+import { en, errorText, format, signinAlert, type Messages, type ViewName } from './messages'
+import { contentDigest } from '../crypto/digest'
+import { sendHtml } from './reply'
 
-/** Messages shown for each error code; the raw `error` value is never echoed. */
-const ERROR_MESSAGES: Record<string, string> = {
-  Configuration: 'There is a problem with the server configuration. Check the server logs for more information.',
-  AccessDenied: 'You do not have permission to sign in.',
-  Verification: 'The sign-in link is no longer valid. It may have been used already or it may have expired.',
-  Default: 'Something went wrong. Please try again.',
+export type { ViewName } from './messages'
+
+/** A provider as the sign-in page lists it (the shape of `GET /providers`, less `callbackUrl`). */
+export interface ProviderLink {
+  readonly id: string
+  readonly name: string
+  readonly type: 'oauth' | 'email'
+  /** Absolute: `{base}/signin/{id}`. */
+  readonly signinUrl: string
 }
 
-/** The error page. A placeholder until the EJS views land. */
-export function renderErrorPage(res: Response, status: number, code: string): void {
-  const message = ERROR_MESSAGES[code] ?? ERROR_MESSAGES.Default!
-  sendHtml(res, status, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head><body><h1>Error</h1><p>${escapeHtml(message)}</p></body></html>`)
+/** `base` is the absolute service URL, e.g. `http://localhost:3000/api/auth`, without trailing slash. */
+export interface SigninData {
+  readonly base: string
+  readonly csrfToken: string
+  readonly callbackUrl: string
+  readonly providers: readonly ProviderLink[]
+  /** An error code (the `error` query value, or `MissingCSRF`); shown by its message, never raw. */
+  readonly error?: string
+  /** Fills in the e-mail field. */
+  readonly email?: string
+}
+
+export interface SignoutData {
+  readonly base: string
+  readonly csrfToken: string
+  readonly callbackUrl: string
+}
+
+export interface ErrorData {
+  /** Without it the page has no stylesheet and no sign-in link. */
+  readonly base?: string
+  /** Any string; codes without a message show the `Default` texts. */
+  readonly code: string
+}
+
+export interface VerifyRequestData {
+  readonly base: string
+}
+
+export interface EmailConfirmData {
+  readonly base: string
+  /** Absolute URL the form posts to: `{base}/callback/email`. */
+  readonly action: string
+  readonly token: string
+  readonly email: string
+  readonly callbackUrl: string
+  readonly csrfToken: string
+}
+
+export interface ViewData {
+  'signin': SigninData
+  'signout': SignoutData
+  'error': ErrorData
+  'verify-request': VerifyRequestData
+  'email-confirm': EmailConfirmData
+}
+
+export interface RenderOptions {
+  /** `Cache-Control: private, no-cache, no-store`. Default: on for the pages that carry a token. */
+  readonly noStore?: boolean
+}
+
+interface Model {
+  readonly title: string
+  readonly locals: Readonly<Record<string, unknown>>
+}
+
+type Models = { readonly [V in ViewName]: (t: Messages, data: ViewData[V]) => Model }
+
+/** What each view may use: the keys of its model's locals (strict mode: anything else throws). */
+const LOCALS: Readonly<Record<ViewName | 'layout', readonly string[]>> = {
+  'layout': ['t', 'title', 'stylesheet', 'body'],
+  'signin': ['t', 'fmt', 'csrfToken', 'callbackUrl', 'oauthProviders', 'emailProvider', 'alert', 'email'],
+  'signout': ['t', 'base', 'csrfToken', 'callbackUrl'],
+  'error': ['t', 'text', 'signinUrl'],
+  'verify-request': ['t', 'fmt', 'site', 'siteName'],
+  'email-confirm': ['t', 'fmt', 'action', 'token', 'email', 'callbackUrl', 'csrfToken'],
+}
+
+const MODELS: Models = {
+  'signin': (t, { csrfToken, callbackUrl, providers, error, email }) => ({
+    title: t.titles.signin,
+    locals: {
+      csrfToken,
+      callbackUrl,
+      oauthProviders: providers.filter((p) => p.type === 'oauth'),
+      emailProvider: providers.find((p) => p.type === 'email'),
+      alert: error ? signinAlert(t, error) : undefined,
+      email: email ?? '',
+    },
+  }),
+  'signout': (t, { base, csrfToken, callbackUrl }) => ({ title: t.titles.signout, locals: { base, csrfToken, callbackUrl } }),
+  'error': (t, { base, code }) => {
+    const text = errorText(t, code)
+    return { title: text.heading, locals: { text, signinUrl: base === undefined ? undefined : `${base}/signin` } }
+  },
+  'verify-request': (t, { base }) => {
+    const site = new URL(base)
+    return { title: t.titles['verify-request'], locals: { site: site.origin, siteName: site.host } }
+  },
+  'email-confirm': (t, { action, token, email, callbackUrl, csrfToken }) => ({
+    title: t.titles['email-confirm'],
+    locals: { action, token, email, callbackUrl, csrfToken },
+  }),
+}
+
+/** Pages whose HTML holds a CSRF token or an e-mail link's token: never kept by any cache. */
+const CARRIES_TOKEN: ReadonlySet<ViewName> = new Set<ViewName>(['signin', 'signout', 'email-confirm'])
+
+/**
+ * The package's own views/ folder: two levels above lib/http (ts-jest), three above
+ * dist/lib/http (the build). Looked up by a file only this package has, and never further up,
+ * so that a host app's own views/ is never picked up.
+ */
+function findViewsDir(from: string): string {
+  for (let dir = from, level = 0; level < 4; level++, dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'views')
+    if (existsSync(path.join(candidate, 'email-confirm.ejs'))) return candidate
+  }
+  throw new Error(`express-auth-service: the views/ folder was not found above ${from}`)
+}
+
+const VIEWS_DIR = findViewsDir(__dirname)
+
+/** Compiled once, here, with ejs directly: the host app's view engine and settings are not used. */
+function compileView(name: ViewName | 'layout'): ejs.TemplateFunction {
+  const filename = path.join(VIEWS_DIR, `${name}.ejs`)
+  return ejs.compile(readFileSync(filename, 'utf8'), {
+    filename,
+    strict: true,
+    destructuredLocals: [...LOCALS[name]],
+    rmWhitespace: true,
+  })
+}
+
+const LAYOUT = compileView('layout')
+const TEMPLATES: Readonly<Record<ViewName, ejs.TemplateFunction>> = Object.freeze({
+  'signin': compileView('signin'),
+  'signout': compileView('signout'),
+  'error': compileView('error'),
+  'verify-request': compileView('verify-request'),
+  'email-confirm': compileView('email-confirm'),
+})
+
+const PAGE_CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+/** Renders a built-in page and writes it as `text/html; charset=utf-8`. */
+export function renderPage<V extends ViewName>(res: Response, status: number, view: V, data: ViewData[V], options: RenderOptions = {}): void {
+  const t = en
+  const model = MODELS[view](t, data)
+  const body = TEMPLATES[view]({ ...model.locals, t, fmt: format })
+  const stylesheet = data.base === undefined ? undefined : `${data.base}/assets/style.css`
+  const html = LAYOUT({ t, title: model.title, stylesheet, body })
+  // The pages need nothing but their own stylesheet; forms may post anywhere (OAuth redirects).
+  res.setHeader('Content-Security-Policy', PAGE_CSP)
+  sendHtml(res, status, html, options.noStore ?? CARRIES_TOKEN.has(view))
+}
+
+/** The error page for callers that know only a status and a code; `base` adds style and a sign-in link. */
+export function renderErrorPage(res: Response, status: number, code: string, base?: string): void {
+  renderPage(res, status, 'error', base === undefined ? { code } : { code, base })
+}
+
+const STYLESHEET = readFileSync(path.join(VIEWS_DIR, 'style.css'))
+/** A content fingerprint (not a security use): strong, so it changes with every byte of the file. */
+const STYLESHEET_ETAG = `"${contentDigest(STYLESHEET)}"`
+
+/** `GET {base}/assets/style.css`: the pages' only stylesheet, cacheable for a day. */
+export function sendStylesheet(res: Response): void {
+  res.setHeader('Cache-Control', 'public, max-age=86400')
+  res.setHeader('ETag', STYLESHEET_ETAG)
+  if (matchesEtag(res.req?.headers['if-none-match'])) {
+    res.statusCode = 304
+    res.end()
+    return
+  }
+  res.statusCode = 200
+  res.setHeader('Content-Type', 'text/css; charset=utf-8')
+  res.setHeader('Content-Length', STYLESHEET.length)
+  res.end(STYLESHEET)
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110, 13.1.2): `W/` is ignored. */
+function matchesEtag(header: string | undefined): boolean {
+  if (!header) return false
+  return header.split(',').some((tag) => {
+    const value = tag.trim()
+    return value === '*' || value.replace(/^W\//, '') === STYLESHEET_ETAG
+  })
 }

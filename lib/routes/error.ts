@@ -17,5 +17,5 @@ export async function error(ctx: Context): Promise<void> {
   const code = ctx.query.get('error') ?? 'Default'
   if (SHOWN_ON_SIGNIN.has(code)) return sendRedirect(ctx.res, serviceUrl(ctx, '/signin', { error: code }))
   const status = STATUS[code]
-  renderErrorPage(ctx.res, status ?? 200, status ? code : 'Default')
+  renderErrorPage(ctx.res, status ?? 200, status ? code : 'Default', ctx.base.href)
 }

@@ -1,0 +1,123 @@
+import type { HttpErrorCode } from '../errors'
+
+/** The built-in pages, by view file name (views/<name>.ejs). */
+export type ViewName = 'signin' | 'signout' | 'error' | 'verify-request' | 'email-confirm'
+
+/** Codes the sign-in page explains in its alert box (wire contract, "Error codes"). */
+export type SigninAlertCode =
+  | 'Signin' | 'OAuthSignin' | 'OAuthCallback' | 'OAuthCreateAccount' | 'EmailCreateAccount'
+  | 'Callback' | 'OAuthAccountNotLinked' | 'EmailSignin' | 'CredentialsSignin' | 'SessionRequired'
+  | 'MissingCSRF' | 'Default'
+
+/** Codes the error page explains; any other code is shown as `Default`. */
+export type ErrorPageCode = 'Configuration' | 'AccessDenied' | 'Verification' | 'Default' | HttpErrorCode
+
+export interface ErrorText {
+  heading: string
+  message: string
+  /** The text of the link to the sign-in page; `error.backToSignIn` when absent. */
+  link?: string
+}
+
+/**
+ * Every text of the built-in pages. A language is one object of this type; `{name}` marks a value
+ * filled in at render time (and escaped with the rest).
+ */
+export interface Messages {
+  lang: string
+  titles: Record<ViewName, string>
+  signin: { heading: string, withProvider: string, emailLabel: string, withEmail: string, or: string }
+  signinAlerts: Record<SigninAlertCode, string>
+  signout: { heading: string, question: string, button: string }
+  error: { backToSignIn: string }
+  errors: Record<ErrorPageCode, ErrorText>
+  verifyRequest: { heading: string, message: string, link: string }
+  emailConfirm: { heading: string, message: string, button: string }
+}
+
+const TRY_ANOTHER_ACCOUNT = 'Try signing in with a different account.'
+
+export const en: Messages = {
+  lang: 'en',
+  titles: {
+    'signin': 'Sign in',
+    'signout': 'Sign out',
+    'error': 'Error',
+    'verify-request': 'Check your email',
+    'email-confirm': 'Continue signing in',
+  },
+  signin: {
+    heading: 'Sign in',
+    withProvider: 'Sign in with {name}',
+    emailLabel: 'Email address',
+    withEmail: 'Sign in with Email',
+    or: 'or',
+  },
+  signinAlerts: {
+    Signin: TRY_ANOTHER_ACCOUNT,
+    OAuthSignin: TRY_ANOTHER_ACCOUNT,
+    OAuthCallback: TRY_ANOTHER_ACCOUNT,
+    OAuthCreateAccount: TRY_ANOTHER_ACCOUNT,
+    EmailCreateAccount: TRY_ANOTHER_ACCOUNT,
+    Callback: TRY_ANOTHER_ACCOUNT,
+    OAuthAccountNotLinked: 'To confirm your identity, sign in with the same account you used originally.',
+    EmailSignin: 'The email could not be sent. Please try again.',
+    CredentialsSignin: 'Sign in failed. Check the details you provided are correct.',
+    SessionRequired: 'Please sign in to access this page.',
+    MissingCSRF: 'The sign-in form expired. Please try again.',
+    Default: 'Unable to sign in.',
+  },
+  signout: {
+    heading: 'Sign out',
+    question: 'Are you sure you want to sign out?',
+    button: 'Sign out',
+  },
+  error: { backToSignIn: 'Back to sign in' },
+  errors: {
+    Configuration: { heading: 'Server error', message: 'There is a problem with the server configuration. Check the server logs for more information.' },
+    AccessDenied: { heading: 'Access denied', message: 'You do not have permission to sign in.' },
+    Verification: { heading: 'Unable to sign in', message: 'The sign-in link is no longer valid. It may have been used already or it may have expired.', link: 'Sign in' },
+    Default: { heading: 'Error', message: 'Something went wrong. Please try again.' },
+    NotFound: { heading: 'Page not found', message: 'There is no page at this address.' },
+    MethodNotAllowed: { heading: 'Not allowed', message: 'This page cannot be used that way.' },
+    PayloadTooLarge: { heading: 'Request too large', message: 'The information sent was too large.' },
+    UnsupportedMediaType: { heading: 'Unsupported request', message: 'The information sent was in a format this service does not accept.' },
+    InvalidBody: { heading: 'Bad request', message: 'The information sent could not be read.' },
+    ServiceUnavailable: { heading: 'Service unavailable', message: 'The service is unavailable right now. Please try again in a moment.' },
+  },
+  verifyRequest: {
+    heading: 'Check your email',
+    message: 'A sign-in link has been sent to your email address.',
+    link: 'Go to {site}',
+  },
+  emailConfirm: {
+    heading: 'Sign in',
+    message: 'Continue signing in as {email}',
+    button: 'Sign in',
+  },
+}
+
+/**
+ * Own keys only: a code such as `constructor` or `__proto__` must fall back to the default and
+ * never reach the page through the prototype.
+ */
+function lookup<K extends string, V>(table: Record<K, V>, code: string | undefined, fallback: K): V {
+  const key = code !== undefined && Object.hasOwn(table, code) ? (code as K) : fallback
+  return table[key]
+}
+
+/** The sign-in page's alert for an `error` code; unknown codes get the default text. */
+export function signinAlert(t: Messages, code: string | undefined): string {
+  return lookup(t.signinAlerts, code, 'Default')
+}
+
+/** The error page's texts for a code; unknown codes get the default texts. */
+export function errorText(t: Messages, code: string): Required<ErrorText> {
+  const text = lookup(t.errors, code, 'Default')
+  return { heading: text.heading, message: text.message, link: text.link ?? t.error.backToSignIn }
+}
+
+/** Fills `{name}` markers; unknown markers stay as they are. The result is escaped by the view. */
+export function format(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\{(\w+)\}/g, (marker, name: string) => (Object.hasOwn(values, name) ? values[name] ?? '' : marker))
+}

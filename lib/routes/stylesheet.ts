@@ -1,0 +1,7 @@
+import { sendStylesheet } from '../http/render'
+import type { Context } from './context'
+
+/** GET /assets/style.css: the built-in pages' only stylesheet (no inline styles: CSP-ready). */
+export async function stylesheet(ctx: Context): Promise<void> {
+  sendStylesheet(ctx.res)
+}

@@ -1,0 +1,10 @@
+import { sendRedirect } from '../http/reply'
+import { renderPage } from '../http/render'
+import { pageUrl, type Context } from './context'
+
+/** GET /verify-request: "check your e-mail", shown after a sign-in link was sent. */
+export async function verifyRequest(ctx: Context): Promise<void> {
+  const { pages } = ctx.svc.config
+  if (pages.verifyRequest) return sendRedirect(ctx.res, pageUrl(ctx, pages.verifyRequest))
+  renderPage(ctx.res, 200, 'verify-request', { base: ctx.base.href })
+}

@@ -1,0 +1,107 @@
+import request from 'supertest'
+import { makeApp } from '../support/app'
+import { expectCookie, expectNoCookies } from '../support/cookies'
+import { sessionCookieFor } from '../support/sessions'
+
+const providers = [{ id: 'github', name: 'GitHub', type: 'oauth' as const }, { id: 'email', name: 'Email', type: 'email' as const }]
+const HOSTILE = '"><script>alert(1)</script>'
+
+/** The form fields of a page: action → field names and values. */
+function forms(html: string) {
+  return [...html.matchAll(/<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/g)].map(([, action, inner]) => ({
+    action,
+    fields: Object.fromEntries([...inner!.matchAll(/<input[^>]*>/g)].map(([tag]) => [/name="([^"]*)"/.exec(tag)?.[1], /value="([^"]*)"/.exec(tag)?.[1] ?? ''])),
+  }))
+}
+
+/** Every URL the page loads or links to: all must be on the service's own origin. */
+function externalUrls(html: string) {
+  return [...html.matchAll(/(?:href|src|action)="([^"]+)"/g)].map(([, url]) => url!).filter((url) => new URL(url).origin !== 'http://localhost:3000')
+}
+
+describe('the built-in pages', () => {
+  it('GET /signin shows a form per OAuth provider and an e-mail form, with the CSRF token its cookie holds', async () => {
+    const { app } = makeApp({ providers })
+    const res = await request(app).get('/api/auth/signin?callbackUrl=%2Fdashboard').expect(200).expect('Content-Type', /html/)
+    const token = expectCookie(res, 'auth.csrf-token', { httpOnly: true }).value.split('|')[0]
+    expect(forms(res.text)).toEqual([
+      { action: 'http://localhost:3000/api/auth/signin/github', fields: { csrfToken: token, callbackUrl: 'http://localhost:3000/dashboard' } },
+      { action: 'http://localhost:3000/api/auth/signin/email', fields: { csrfToken: token, callbackUrl: 'http://localhost:3000/dashboard', email: '' } },
+    ])
+    expect(res.text).toContain('Sign in with GitHub')
+    expect(res.text).toMatch(/<label for="email">/)
+    expect(res.headers['cache-control']).toBe('private, no-cache, no-store')
+  })
+
+  it('GET /signin shows the message for ?error= and for ?csrf=true, never the raw value', async () => {
+    const { app } = makeApp({ providers })
+    const known = await request(app).get('/api/auth/signin?error=OAuthCallback').expect(200)
+    expect(known.text).toMatch(/role="alert"/)
+    const csrf = await request(app).get('/api/auth/signin?csrf=true').expect(200)
+    expect(csrf.text).toMatch(/role="alert"/)
+    const hostile = await request(app).get(`/api/auth/signin?error=${encodeURIComponent(HOSTILE)}&callbackUrl=${encodeURIComponent('javascript:alert(1)')}&email=${encodeURIComponent(HOSTILE)}`).expect(200)
+    expect(hostile.text).not.toContain('<script>')
+    expect(hostile.text).not.toContain('javascript:')
+    expect(hostile.text).toContain('&#34;&gt;&lt;script&gt;')
+  })
+
+  it('GET /signout asks first and signs nobody out', async () => {
+    const { app } = makeApp()
+    const res = await request(app).get('/api/auth/signout?callbackUrl=%2Fbye').set('Cookie', await sessionCookieFor({ name: 'Ada' })).expect(200)
+    const [form] = forms(res.text)
+    expect(form).toEqual({ action: 'http://localhost:3000/api/auth/signout', fields: { csrfToken: expect.any(String), callbackUrl: 'http://localhost:3000/bye' } })
+    expectCookie(res, 'auth.csrf-token')
+    expect(res.text).not.toMatch(/session-token/)
+  })
+
+  it('GET /verify-request and GET /error render pages', async () => {
+    const { app } = makeApp()
+    const verify = await request(app).get('/api/auth/verify-request').expect(200).expect('Content-Type', /html/)
+    expect(verify.text).toMatch(/Check your email/i)
+    expectNoCookies(verify)
+    const error = await request(app).get('/api/auth/error?error=Verification').expect(403)
+    expect(error.text).toMatch(/no longer valid/i)
+    expect(error.text).toContain('href="http://localhost:3000/api/auth/signin"')
+  })
+
+  it.each([
+    ['signIn', '/api/auth/signin?error=OAuthCallback&callbackUrl=%2Fx', 'https://login.example.com/start?error=OAuthCallback&callbackUrl=%2Fx'],
+    ['signOut', '/api/auth/signout?callbackUrl=%2Fx', 'http://localhost:3000/bye?callbackUrl=%2Fx'],
+    ['verifyRequest', '/api/auth/verify-request?provider=email&type=email', 'http://localhost:3000/check-mail?provider=email&type=email'],
+  ])("redirects to the app's own page (pages.%s) with the query carried over", async (page, path, location) => {
+    const { app } = makeApp({ pages: { signIn: 'https://login.example.com/start', signOut: '/bye', verifyRequest: '/check-mail' } })
+    const res = await request(app).get(path).expect(302)
+    expect(res.headers.location).toBe(location)
+    void page
+  })
+
+  it.each(['/api/auth/signin', '/api/auth/signout', '/api/auth/verify-request', '/api/auth/error?error=AccessDenied'])(
+    '%s loads nothing from elsewhere and is ready for a strict CSP', async (path) => {
+      const { app } = makeApp({ providers })
+      const res = await request(app).get(path)
+      expect(externalUrls(res.text)).toEqual([])
+      expect(res.text).not.toMatch(/<script|style=|<style/i)
+      expect(res.text).toMatch(/<html lang="en">/)
+      expect(res.headers['content-security-policy']).toBe("default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'")
+    },
+  )
+
+  it('serves its stylesheet with a validator', async () => {
+    const { app } = makeApp()
+    const res = await request(app).get('/api/auth/assets/style.css').expect(200).expect('Content-Type', /text\/css/)
+    expect(res.text).toMatch(/:focus-visible/)
+    await request(app).get('/api/auth/assets/style.css').set('If-None-Match', res.headers.etag!).expect(304)
+    await request(app).get('/api/auth/assets/other.css').expect(404)
+  })
+
+  it("does not mistake Object's own properties for routes", async () => {
+    const { app } = makeApp()
+    for (const path of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) await request(app).get(`/api/auth/${path}`).expect(404)
+  })
+
+  it("leaves the host app's view engine alone", async () => {
+    const { app } = makeApp()
+    await request(app).get('/api/auth/signin').expect(200)
+    expect(app.get('view engine')).toBeUndefined()
+  })
+})
