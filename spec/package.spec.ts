@@ -1,14 +1,27 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const root = join(__dirname, '..')
-const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' }).trim()
 
+/**
+ * The package as published (package.json, dist/lib, views), built into a directory of its own so
+ * that it never races the demo's build in dist/.
+ */
 describe('the published package', () => {
+  let pkg: string
+  const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: pkg, encoding: 'utf8' }).trim()
+
   beforeAll(() => {
-    execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'pipe' })
+    pkg = mkdtempSync(join(tmpdir(), 'eas-package-'))
+    copyFileSync(join(root, 'package.json'), join(pkg, 'package.json'))
+    symlinkSync(join(root, 'views'), join(pkg, 'views'))
+    symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'))
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist')], { stdio: 'pipe' })
   })
+
+  afterAll(() => rmSync(pkg, { recursive: true, force: true }))
 
   it('works with require()', () => {
     expect(node(['-e', "const { auth } = require('express-auth-service'); console.log(typeof auth, typeof auth({ url: 'http://localhost/api/auth', secret: 'x'.repeat(32) }).getSession)"])).toBe('function function')
@@ -18,7 +31,8 @@ describe('the published package', () => {
     expect(node(['--input-type=module', '-e', "import { auth, AuthError } from 'express-auth-service'; console.log(typeof auth, typeof AuthError)"])).toBe('function function')
   })
 
-  it('ships type declarations', () => {
-    expect(existsSync(join(root, 'dist/lib/index.d.ts'))).toBe(true)
+  it('finds its views from the built files and ships type declarations', () => {
+    expect(node(['-e', "require('./dist/lib/http/render'); console.log('views found')"])).toBe('views found')
+    expect(existsSync(join(pkg, 'dist/lib/index.d.ts'))).toBe(true)
   })
 })
