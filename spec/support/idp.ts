@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import type { Socket } from 'node:net'
+import path from 'node:path'
+
+/**
+ * Starts the test identity provider (examples/idp/server.mjs, a real oidc-provider) as a child
+ * process: oidc-provider is ESM-only, which jest cannot load in-process.
+ *
+ *   const idp = await startIdp({ clients: [{ client_id: 'app', client_secret: 's', redirect_uris: [cb] }] })
+ *   // … idp.issuer is e.g. http://127.0.0.1:43123; discovery at `${idp.issuer}/.well-known/openid-configuration`
+ *   await idp.stop()
+ */
+
+export const IDP_SERVER = path.resolve(__dirname, '..', '..', 'examples', 'idp', 'server.mjs')
+
+/** A static confidential client (any other oidc-provider client metadata may be added). */
+export interface IdpClient {
+  client_id: string
+  client_secret: string
+  redirect_uris: string[]
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt'
+  post_logout_redirect_uris?: string[]
+  [metadata: string]: unknown
+}
+
+export interface IdpUser {
+  /** The `sub`, and what the login form accepts (as does the e-mail). */
+  accountId: string
+  /** Without one, any password is accepted. */
+  password?: string
+  name: string
+  email: string
+  /** Defaults to an avatar the IdP serves itself. */
+  picture?: string
+}
+
+export const DEMO_USERS: readonly IdpUser[] = [{ accountId: 'alice', name: 'Alice Example', email: 'alice@example.com' }]
+
+export interface StartIdpOptions {
+  clients: IdpClient[]
+  /** Default: DEMO_USERS (alice, any password). */
+  users?: readonly IdpUser[]
+  /** Default 0: a free port. */
+  port?: number
+  /** Default http://127.0.0.1:<port>; used verbatim (so give a port with it). */
+  issuer?: string
+  /** Default true: the authorization request must carry an S256 code_challenge. */
+  requirePkce?: boolean
+  /** Default false: ID tokens carry name/email/picture. True: only userinfo does (oidc-provider's default). */
+  conformIdTokenClaims?: boolean
+  /** How long to wait for IDP_READY; default 15 s. */
+  timeoutMs?: number
+  /** Echo the IdP's stderr (its errors and rejected requests) to ours. */
+  verbose?: boolean
+}
+
+export interface Idp {
+  issuer: string
+  clients: IdpClient[]
+  users: IdpUser[]
+  /** Everything the IdP wrote to stderr so far: why it rejected a request, server errors. */
+  logs(): string
+  /** Stops the process and waits for it to exit (idempotent). */
+  stop(): Promise<void>
+}
+
+const running = new Set<ChildProcess>()
+let exitHookInstalled = false
+
+export function startIdp(options: StartIdpOptions): Promise<Idp> {
+  const users = [...(options.users ?? DEMO_USERS)]
+  const config = {
+    port: options.port ?? 0,
+    issuer: options.issuer,
+    clients: options.clients,
+    users,
+    requirePkce: options.requirePkce,
+    conformIdTokenClaims: options.conformIdTokenClaims,
+    // If this process dies without calling stop(), the IdP sees its stdin close and exits.
+    exitWhenStdinCloses: true,
+  }
+  const child = spawn(process.execPath, [IDP_SERVER], {
+    env: { ...process.env, IDP_CONFIG: JSON.stringify(config) },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  running.add(child)
+  installExitHook()
+
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-65536)
+    if (options.verbose) process.stderr.write(chunk)
+  })
+  child.on('error', (error) => { stderr += `\n[spawn/kill error: ${error.message}]` })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => { running.delete(child); resolve() }))
+
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.ref() // keep this process alive until the exit is seen
+      child.kill('SIGTERM')
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
+      await exited
+      clearTimeout(kill)
+    }
+  }
+
+  return new Promise<Idp>((resolve, reject) => {
+    const timeoutMs = options.timeoutMs ?? 15000
+    const failed = (reason: string): void => {
+      clearTimeout(timer)
+      child.kill('SIGKILL')
+      reject(new Error(`test IdP ${reason}${stderr ? `; its stderr:\n${stderr}` : ' (no stderr)'}`))
+    }
+    const onError = (error: Error): void => failed(`could not be spawned: ${error.message}`)
+    const onEarlyExit = (code: number | null, signal: string | null): void => failed(`exited before it was ready (code ${code}, signal ${signal})`)
+    const timer = setTimeout(() => failed(`did not print IDP_READY within ${timeoutMs} ms`), timeoutMs)
+    // 'close', not 'exit': it comes once stderr is fully read, so the error message is complete.
+    child.once('error', onError).once('close', onEarlyExit)
+
+    let stdout = ''
+    const onData = (chunk: string): void => {
+      stdout += chunk
+      const ready = /^IDP_READY (\S+)$/m.exec(stdout)
+      if (!ready?.[1]) return
+      clearTimeout(timer)
+      child.off('error', onError).off('close', onEarlyExit)
+      child.stdout.off('data', onData).resume()
+      // From now on the IdP does not keep this process alive: a spec that forgets stop() does not
+      // hang jest, and the IdP then exits with us (exit hook, or its stdin closing).
+      child.unref()
+      for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as Socket).unref()
+      resolve({ issuer: ready[1], clients: options.clients, users, logs: () => stderr, stop })
+    }
+    child.stdout.setEncoding('utf8').on('data', onData)
+  })
+}
+
+/**
+ * Outside jest, kills what is left when this process exits. (Inside jest the sandboxed `process`
+ * never sees 'exit': there the IdP's stdin lifeline does the job when the worker goes away.)
+ */
+function installExitHook(): void {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once('exit', () => {
+    for (const child of running) child.kill('SIGKILL')
+  })
+}
