@@ -6,6 +6,7 @@ import { keyRing } from './crypto/keys'
 import { createCsrf } from './csrf'
 import { ConfigurationError } from './errors'
 import { createHelpers, type AuthHelpers } from './helpers'
+import { createOAuthRegistry } from './providers/registry'
 import type { ProviderInfo } from './providers/types'
 import { createRouter } from './router'
 import type { Services } from './routes/context'
@@ -31,6 +32,8 @@ export function auth(options?: AuthOptions): AuthRouter {
     sessions,
     log: config.log,
     providersJson: providersJsonFor(config.providers),
+    oauth: createOAuthRegistry(config.providers, config.log),
+    flowKeys: Object.freeze({ seal: keyRing(config.secrets, 'oauth-flow'), state: keyRing(config.secrets, 'oauth-state') }),
   })
   return Object.assign(createRouter(svc), createHelpers(svc))
 }

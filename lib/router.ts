@@ -7,6 +7,7 @@ import { readCookies } from './http/cookies'
 import { sendError } from './http/error-response'
 import { relativePath } from './http/mount'
 import type { Context, Handler, Services } from './routes/context'
+import { oauthCallback } from './routes/callback'
 import { clientLog } from './routes/client-log'
 import { csrf } from './routes/csrf'
 import { invalidCsrf, type CsrfFailure } from './routes/csrf-failure'
@@ -15,6 +16,7 @@ import { providers } from './routes/providers'
 import { getSession } from './routes/session'
 import { updateSession } from './routes/session-update'
 import { signInPage } from './routes/signin-page'
+import { signInWithProvider } from './routes/signin-provider'
 import { signOut } from './routes/signout'
 import { signOutPage } from './routes/signout-page'
 import { stylesheet } from './routes/stylesheet'
@@ -41,6 +43,9 @@ const ROUTES: ReadonlyMap<string, Route> = new Map(Object.entries({
   providers: { GET: providers },
   session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
   signin: { GET: signInPage },
+  'signin/:provider': { POST: signInWithProvider, csrf: invalidCsrf.backTo('/signin') },
+  // The provider's redirect carries no CSRF token; `state` and the flow cookie bind it instead.
+  'callback/:provider': { GET: oauthCallback, POST: oauthCallback, csrf: EXEMPT },
   signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
   'verify-request': { GET: verifyRequest },
   error: { GET: error },

@@ -1,6 +1,71 @@
+import type { Strategy } from 'passport'
+
 /** What every configured provider has; OAuth and e-mail providers add their own parts. */
 export interface ProviderInfo {
   readonly id: string
   readonly name: string
   readonly type: 'oauth' | 'email'
 }
+
+/** The checks an OAuth flow makes. `state` cannot be turned off. */
+export type OAuthCheck = 'state' | 'pkce' | 'nonce'
+
+/** The user as a provider's profile mapper gives it. `id` is the account id at the provider. */
+export interface ProviderUser {
+  id: string
+  name?: string | null
+  email?: string | null
+  image?: string | null
+}
+
+/** The provider's tokens, as the token endpoint returned them. */
+export interface OAuthTokens {
+  access_token: string
+  refresh_token?: string
+  id_token?: string
+  token_type?: string
+  scope?: string
+  expires_at?: number
+  [field: string]: unknown
+}
+
+/** Maps what the provider says about the user (a Passport profile, userinfo or ID token claims) to the user. */
+export type ProfileMapper = (profile: Record<string, unknown>, tokens: OAuthTokens) => ProviderUser | Promise<ProviderUser>
+
+/** A Passport strategy class built on passport-oauth2: `new Strategy(options, verify)`. */
+export type StrategyClass = new (options: Record<string, unknown>, verify: (...args: never[]) => void) => Strategy
+
+interface OAuthBase extends ProviderInfo {
+  readonly type: 'oauth'
+  readonly checks: readonly OAuthCheck[]
+  readonly profile?: ProfileMapper
+}
+
+/** Any Passport strategy built on passport-oauth2 (GitHub, Google, …). */
+export interface PassportProvider extends OAuthBase {
+  readonly protocol: 'passport'
+  readonly strategy: StrategyClass
+  readonly options: Readonly<Record<string, unknown>>
+}
+
+/** A plain OAuth 2 provider with explicit endpoints. */
+export interface OAuth2Provider extends OAuthBase {
+  readonly protocol: 'oauth2'
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly authorizationUrl: string
+  readonly tokenUrl: string
+  readonly userinfoUrl?: string
+  readonly scope?: string
+}
+
+/** OpenID Connect, configured by discovery from the issuer. */
+export interface OidcProvider extends OAuthBase {
+  readonly protocol: 'oidc'
+  readonly issuer: string
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly scope: string
+}
+
+export type OAuthProvider = PassportProvider | OAuth2Provider | OidcProvider

@@ -4,6 +4,8 @@ import type { CookieSet } from '../config/cookies'
 import type { BaseUrl } from '../config/url'
 import type { Csrf } from '../csrf'
 import type { Log } from '../logger'
+import type { FlowCookies, FlowKeys } from '../providers/flow'
+import type { OAuthRegistry } from '../providers/registry'
 import type { SessionCookie, SessionManager } from '../session/manager'
 import { safeCallbackUrl } from '../http/callback-url'
 import { setCookie } from '../http/cookies'
@@ -17,6 +19,8 @@ export interface Services {
   readonly log: Log
   /** The `GET /providers` body, built once per service URL. */
   readonly providersJson: (base: BaseUrl) => string
+  readonly oauth: OAuthRegistry
+  readonly flowKeys: FlowKeys
 }
 
 /** One request as a handler sees it. */
@@ -40,6 +44,10 @@ export type Handler = (ctx: Context) => Promise<void>
 
 export function sessionCookie(ctx: Context): SessionCookie {
   return { cookies: ctx.cookies, def: ctx.cookieSet.sessionToken, res: ctx.res }
+}
+
+export function flowCookies(ctx: Context): FlowCookies {
+  return { cookies: ctx.cookies, def: ctx.cookieSet.flow, res: ctx.res }
 }
 
 /** The CSRF token of a valid cookie, or a new one whose cookie is set on this response. */

@@ -1,0 +1,84 @@
+import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto'
+
+/**
+ * Verifies a compact JWS (an OpenID Connect ID token) against a JSON Web Key Set. Only asymmetric
+ * algorithms are accepted: `none` and HMAC algorithms (which would let a client secret or a
+ * public key act as the signing key) are refused outright.
+ */
+const ALGORITHMS: Readonly<Record<string, { hash: string | null; kty: string; ieee?: boolean; pss?: boolean }>> = {
+  RS256: { hash: 'sha256', kty: 'RSA' },
+  RS384: { hash: 'sha384', kty: 'RSA' },
+  RS512: { hash: 'sha512', kty: 'RSA' },
+  PS256: { hash: 'sha256', kty: 'RSA', pss: true },
+  PS384: { hash: 'sha384', kty: 'RSA', pss: true },
+  PS512: { hash: 'sha512', kty: 'RSA', pss: true },
+  ES256: { hash: 'sha256', kty: 'EC', ieee: true },
+  ES384: { hash: 'sha384', kty: 'EC', ieee: true },
+  ES512: { hash: 'sha512', kty: 'EC', ieee: true },
+  EdDSA: { hash: null, kty: 'OKP' },
+}
+
+export interface Jwk extends JsonWebKey {
+  kid?: string
+  alg?: string
+  use?: string
+}
+
+export interface DecodedJws {
+  readonly header: Record<string, unknown>
+  readonly payload: Record<string, unknown>
+}
+
+/** The header and payload of a compact JWS, unverified; null when it is not one. */
+export function decodeJws(token: unknown): (DecodedJws & { signingInput: string; signature: Buffer }) | null {
+  if (typeof token !== 'string' || token.length > 16384) return null
+  const parts = token.split('.')
+  if (parts.length !== 3 || !parts.every((part) => /^[A-Za-z0-9_-]*$/.test(part))) return null
+  const header = parseObject(parts[0]!)
+  const payload = parseObject(parts[1]!)
+  if (!header || !payload) return null
+  return { header, payload, signingInput: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2]!, 'base64url') }
+}
+
+/** The payload when the signature verifies with a key of `keys`, else null. Never throws. */
+export function verifyJws(token: unknown, keys: readonly Jwk[]): DecodedJws | null {
+  const decoded = decodeJws(token)
+  if (!decoded) return null
+  const { header } = decoded
+  const alg = typeof header.alg === 'string' ? ALGORITHMS[header.alg] : undefined
+  if (!alg || header.crit !== undefined) return null
+  const candidates = keys.filter((key) => key.kty === alg.kty && (key.use === undefined || key.use === 'sig') &&
+    (key.alg === undefined || key.alg === header.alg) && (header.kid === undefined || key.kid === header.kid))
+  for (const jwk of candidates) {
+    const key = importKey(jwk)
+    if (key && checkSignature(alg, key, decoded.signingInput, decoded.signature)) return { header, payload: decoded.payload }
+  }
+  return null
+}
+
+function checkSignature(alg: (typeof ALGORITHMS)[string], key: KeyObject, input: string, signature: Buffer): boolean {
+  try {
+    const options = alg.ieee ? { key, dsaEncoding: 'ieee-p1363' as const } : alg.pss ? { key, padding: 6, saltLength: -1 } : key
+    // RSA-PSS: padding 6 is RSA_PKCS1_PSS_PADDING; saltLength -1 means "the digest length".
+    return verify(alg.hash, Buffer.from(input), options as never, signature)
+  } catch {
+    return false
+  }
+}
+
+function importKey(jwk: Jwk): KeyObject | null {
+  try {
+    return createPublicKey({ key: jwk, format: 'jwk' })
+  } catch {
+    return null
+  }
+}
+
+function parseObject(part: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}

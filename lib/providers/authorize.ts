@@ -1,0 +1,83 @@
+import type { Request } from 'express'
+import { FLOW_CHECK, type FlowCheck, type FlowStart } from './state-store'
+import type { Flow } from './flow'
+import { verifyIdToken } from './oidc'
+import { runStrategy, type StrategyResult } from './passport-adapter'
+import { defaultProfile, toTokens } from './profile'
+import { AUTHORIZATION_PARAMS, type OAuthRegistry, type OAuthRuntime } from './registry'
+import type { OAuthTokens, ProviderUser } from './types'
+
+/** Parameters an app's extra authorization parameters can never replace. */
+const PROTECTED = new Set(['client_id', 'redirect_uri', 'response_type', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'code_verifier'])
+
+/** The extra authorization parameters of a sign-in POST's query string (the client's third signIn argument). */
+export function extraParams(query: URLSearchParams): Record<string, string> {
+  const params: Record<string, string> = {}
+  for (const [name, value] of query) if (!PROTECTED.has(name) && !(name in params)) params[name] = value
+  return params
+}
+
+export type Started = { ok: true; url: string } | { ok: false; reason: string }
+
+/** Builds the authorization request; the flow starts (its cookie is set) through `start`. */
+export async function startAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: { callbackURL: string; start: FlowStart; params: Record<string, string>; nonce?: string }): Promise<Started> {
+  if (!(await runtime.ready())) return { ok: false, reason: 'the provider could not be set up (see the discovery error)' }
+  const params = input.nonce === undefined ? input.params : { ...input.params, nonce: input.nonce }
+  const result = await runStrategy(registry.passport, runtime.provider.id, req, { callbackURL: input.callbackURL, state: input.start, [AUTHORIZATION_PARAMS]: params })
+  return result.kind === 'redirect' ? { ok: true, url: result.url } : { ok: false, reason: describe(result) }
+}
+
+export interface Account {
+  provider: string
+  type: 'oauth'
+  providerAccountId: string
+  [token: string]: unknown
+}
+
+export type Finished =
+  | { kind: 'signedIn'; user: ProviderUser; account: Account & OAuthTokens; profile: Record<string, unknown>; flow: Flow }
+  | { kind: 'failed'; reason: string }
+
+/**
+ * Handles the provider's answer: the flow is checked (state, flow cookie) through `check`, the code
+ * exchanged with the PKCE verifier, the ID token verified (OIDC), and the user mapped.
+ */
+export async function finishAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: { callbackURL: string; check: FlowCheck; body: Record<string, unknown>; iss: string | null }): Promise<Finished> {
+  const ready = await runtime.ready()
+  if (!ready) return { kind: 'failed', reason: 'the provider could not be set up (see the discovery error)' }
+  const { provider } = runtime
+  if (ready.oidc) {
+    // RFC 9207: an issuer that announces the `iss` parameter must send it, and it must be its own.
+    const announced = ready.oidc.metadata.authorization_response_iss_parameter_supported === true
+    if ((input.iss !== null || announced) && input.iss !== ready.oidc.metadata.issuer) return { kind: 'failed', reason: 'the iss parameter is missing or names another issuer' }
+  }
+  const result = await runStrategy(registry.passport, provider.id, req, { callbackURL: input.callbackURL }, { [FLOW_CHECK]: input.check, body: input.body })
+  if (result.kind !== 'success') return { kind: 'failed', reason: describe(result) }
+  const { accessToken, refreshToken, params, profile } = result.user as { accessToken: string; refreshToken?: string; params: unknown; profile: Record<string, unknown> }
+  const flow = (result.info as { state: Flow }).state
+  const tokens = toTokens(accessToken, refreshToken, params)
+  let seen: Record<string, unknown> = profile ?? {}
+  if (ready.oidc && provider.protocol === 'oidc') {
+    const nonce = provider.checks.includes('nonce') ? flow.nonce : undefined
+    const idToken = await verifyIdToken(tokens.id_token, { issuer: ready.oidc.metadata.issuer, clientId: provider.clientId, ...(nonce === undefined ? {} : { nonce }) }, ready.oidc.jwks)
+    if (!idToken.ok) return { kind: 'failed', reason: idToken.reason }
+    // userinfo may add to the ID token, never change who the user is.
+    seen = { ...idToken.claims, ...seen, sub: idToken.claims.sub }
+  }
+  const user = await (provider.profile ?? defaultProfile)(seen, tokens)
+  if (!user || typeof user.id !== 'string' || user.id === '') return { kind: 'failed', reason: 'the profile has no account id' }
+  return { kind: 'signedIn', user, account: { provider: provider.id, type: 'oauth', providerAccountId: user.id, ...tokens }, profile: seen, flow }
+}
+
+/** A log-safe description of a result that was not what the flow needed: no token, code or secret. */
+function describe(result: StrategyResult): string {
+  switch (result.kind) {
+    case 'fail': return `refused: ${(result.challenge as { message?: string } | undefined)?.message ?? 'no reason given'}`
+    case 'error': {
+      const error = result.error as { name?: string; message?: string; code?: string; oauthError?: { statusCode?: number } }
+      const status = error.oauthError?.statusCode ? ` (HTTP ${error.oauthError.statusCode})` : ''
+      return `${error.name ?? 'Error'}: ${error.message ?? ''}${error.code ? ` [${error.code}]` : ''}${status}`
+    }
+    default: return `unexpected strategy action: ${result.kind}`
+  }
+}

@@ -1,0 +1,71 @@
+import { verifyJws, type Jwk } from '../crypto/jws'
+import type { OidcProvider } from './types'
+
+/** What discovery gives (only the fields used here). */
+export interface OidcMetadata {
+  readonly issuer: string
+  readonly authorization_endpoint: string
+  readonly token_endpoint: string
+  readonly userinfo_endpoint?: string
+  readonly jwks_uri: string
+  readonly authorization_response_iss_parameter_supported?: boolean
+}
+
+const TIMEOUT_MS = 5000
+/** Tolerated clock difference with the provider, in seconds. */
+const CLOCK_SKEW = 60
+
+async function getJson(url: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { accept: 'application/json' } })
+  if (!res.ok) throw new Error(`${url} answered ${res.status}`)
+  const body: unknown = await res.json()
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error(`${url} did not answer a JSON object`)
+  return body as Record<string, unknown>
+}
+
+/** Fetches and checks `{issuer}/.well-known/openid-configuration`. */
+export async function discover(provider: OidcProvider): Promise<OidcMetadata> {
+  const doc = await getJson(`${provider.issuer}/.well-known/openid-configuration`)
+  if (doc.issuer !== provider.issuer) throw new Error(`discovery names the issuer ${JSON.stringify(doc.issuer)}, not ${JSON.stringify(provider.issuer)}`)
+  for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
+    if (typeof doc[field] !== 'string') throw new Error(`discovery has no ${field}`)
+  }
+  return Object.freeze(doc as unknown as OidcMetadata)
+}
+
+/** The issuer's signing keys: fetched once, and again (once) when a token names a key we do not have. */
+export function jwksCache(uri: string) {
+  let keys: Promise<Jwk[]> | null = null
+  const load = () => {
+    keys = getJson(uri).then((doc) => (Array.isArray(doc.keys) ? (doc.keys as Jwk[]) : []))
+    keys.catch(() => { keys = null })
+    return keys
+  }
+  return {
+    current: () => keys ?? load(),
+    refresh: load,
+  }
+}
+
+export type IdTokenResult = { ok: true; claims: Record<string, unknown> } | { ok: false; reason: string }
+
+/** Verifies an ID token: signature by the issuer's keys, then iss, aud (and azp), exp and nonce. */
+export async function verifyIdToken(
+  idToken: unknown,
+  expected: { issuer: string; clientId: string; nonce?: string },
+  jwks: ReturnType<typeof jwksCache>,
+): Promise<IdTokenResult> {
+  let verified = verifyJws(idToken, await jwks.current())
+  if (!verified) verified = verifyJws(idToken, await jwks.refresh())
+  if (!verified) return { ok: false, reason: 'the ID token signature did not verify with the issuer keys' }
+  const claims = verified.payload
+  const now = Math.floor(Date.now() / 1000)
+  const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
+  if (claims.iss !== expected.issuer) return { ok: false, reason: 'the ID token was issued by another issuer' }
+  if (!audience.includes(expected.clientId)) return { ok: false, reason: 'the ID token is for another client' }
+  if (audience.length > 1 && claims.azp !== expected.clientId) return { ok: false, reason: 'the ID token azp names another client' }
+  if (typeof claims.exp !== 'number' || claims.exp + CLOCK_SKEW < now) return { ok: false, reason: 'the ID token has expired' }
+  if (typeof claims.sub !== 'string' || claims.sub === '') return { ok: false, reason: 'the ID token has no subject' }
+  if (expected.nonce !== undefined && claims.nonce !== expected.nonce) return { ok: false, reason: 'the ID token nonce does not match the flow' }
+  return { ok: true, claims }
+}

@@ -1,0 +1,91 @@
+import { Passport } from 'passport'
+import type OAuth2Strategy from 'passport-oauth2'
+import type { Log } from '../logger'
+import { UserinfoStrategy } from './generic-strategy'
+import { discover, jwksCache, type OidcMetadata } from './oidc'
+import { flowStateStore } from './state-store'
+import type { OAuthProvider, ProviderInfo } from './types'
+
+/** A Passport instance of our own (the class's instances, not the global singleton's type). */
+export type PassportInstance = InstanceType<typeof Passport>
+
+/** The authorize() option under which extra authorization parameters reach a strategy. */
+export const AUTHORIZATION_PARAMS = 'expressAuthServiceParams'
+
+/** What a provider needs before a flow can start: for OIDC, discovery and the issuer's keys. */
+export interface Ready {
+  readonly oidc?: { readonly metadata: OidcMetadata; readonly jwks: ReturnType<typeof jwksCache> }
+}
+
+export interface OAuthRuntime {
+  readonly provider: OAuthProvider
+  /** Null when the provider cannot be set up now (an unreachable issuer); logged, and tried again next time. */
+  ready(): Promise<Ready | null>
+}
+
+export interface OAuthRegistry {
+  /** This auth() call's own Passport instance: never the global one. */
+  readonly passport: PassportInstance
+  get(id: string): OAuthRuntime | undefined
+}
+
+export function createOAuthRegistry(providers: readonly ProviderInfo[], log: Log): OAuthRegistry {
+  const passport = new Passport()
+  const runtimes = new Map<string, OAuthRuntime>()
+  for (const info of providers) {
+    if (info.type !== 'oauth' || !('protocol' in info)) continue
+    const provider = info as OAuthProvider
+    if (!provider.checks.includes('pkce')) {
+      log('warn', 'config.warning', `provider ${provider.id} runs without PKCE (checks has no 'pkce'); keep it only for a provider that rejects PKCE`)
+    }
+    runtimes.set(provider.id, { provider, ready: setUp(passport, provider, log) })
+  }
+  return Object.freeze({ passport, get: (id: string) => runtimes.get(id) })
+}
+
+function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log): () => Promise<Ready | null> {
+  if (provider.protocol !== 'oidc') {
+    passport.use(provider.id, build(provider))
+    const ready: Ready = {}
+    return async () => ready
+  }
+  // Discovery happens on the first sign-in, once; a failure is retried on a later attempt.
+  let pending: Promise<Ready | null> | null = null
+  return () => {
+    pending ??= discover(provider).then((metadata) => {
+      passport.use(provider.id, build(provider, metadata))
+      return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri) } }
+    }, (error: unknown) => {
+      log('error', 'config.warning', `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${error instanceof Error ? error.message : String(error)}`)
+      pending = null
+      return null
+    })
+    return pending
+  }
+}
+
+/** The strategy, built by the package: its callback URL (per request), its state store, PKCE, its verify function. */
+function build(provider: OAuthProvider, metadata?: OidcMetadata): OAuth2Strategy {
+  const managed = { store: flowStateStore, pkce: provider.checks.includes('pkce') ? 'S256' : false, passReqToCallback: true }
+  const strategy: OAuth2Strategy = provider.protocol === 'passport'
+    ? new provider.strategy({ ...provider.options, ...managed }, verify) as unknown as OAuth2Strategy
+    : new UserinfoStrategy({
+      clientID: provider.clientId,
+      clientSecret: provider.clientSecret,
+      authorizationURL: metadata?.authorization_endpoint ?? (provider as { authorizationUrl: string }).authorizationUrl,
+      tokenURL: metadata?.token_endpoint ?? (provider as { tokenUrl: string }).tokenUrl,
+      userinfoURL: metadata ? metadata.userinfo_endpoint : (provider as { userinfoUrl?: string }).userinfoUrl,
+      scope: provider.scope,
+      ...managed,
+    } as never, verify)
+  // authorizationParams() is passport-oauth2's documented hook for extra parameters; ours adds the
+  // nonce and the app's extra parameters on top of the strategy's own.
+  const own = strategy.authorizationParams.bind(strategy)
+  strategy.authorizationParams = (options: Record<string, unknown>) => ({ ...own(options), ...(options[AUTHORIZATION_PARAMS] as object | undefined) })
+  return strategy
+}
+
+/** Passport's verify step keeps everything for the route to decide on: tokens and profile. */
+function verify(_req: unknown, accessToken: string, refreshToken: string, params: unknown, profile: unknown, done: (error: null, user: object) => void): void {
+  done(null, { accessToken, refreshToken, params, profile })
+}

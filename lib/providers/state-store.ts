@@ -1,0 +1,33 @@
+import type { Flow } from './flow'
+
+/**
+ * passport-oauth2's state store interface, adapted to our flows. The store keeps nothing itself:
+ * `store` receives, as the `state` option of authenticate(), a function that starts the flow, and
+ * `verify` finds, on the request Passport is given, the function that checks one.
+ */
+export const FLOW_CHECK = Symbol('express-auth-service flow check')
+
+export interface FlowStart {
+  begin(verifier: string | undefined): string
+}
+
+export type FlowCheck = (state: unknown) => Flow | null
+
+type Done = (error: Error | null, result?: unknown, info?: unknown) => void
+
+export const flowStateStore = Object.freeze({
+  // passport-oauth2 picks the call by the number of parameters: keep all five (and four below).
+  store(_req: unknown, verifier: string | undefined, start: FlowStart, _meta: unknown, done: Done): void {
+    try {
+      done(null, start.begin(verifier))
+    } catch (error) {
+      done(error as Error)
+    }
+  },
+  verify(req: { [FLOW_CHECK]?: FlowCheck }, state: unknown, _meta: unknown, done: Done): void {
+    const flow = req[FLOW_CHECK]?.(state) ?? null
+    if (!flow) return done(null, false, { message: 'the state or the flow cookie did not match' })
+    // A string is the PKCE verifier (passport-oauth2 sends it with the code); true means no PKCE.
+    done(null, flow.verifier ?? true, flow)
+  },
+})

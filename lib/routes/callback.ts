@@ -1,0 +1,39 @@
+import { AuthError } from '../errors'
+import { sendRedirect } from '../http/reply'
+import { checkFlow } from '../providers/flow'
+import { finishAuthorization } from '../providers/authorize'
+import { completeSignIn } from './complete-sign-in'
+import { flowCookies, serviceUrl, type Context } from './context'
+
+/**
+ * GET and POST /callback/:provider: the provider sends the user back. Any failure (state, flow
+ * cookie, PKCE, token, userinfo, ID token) ends on OAuthCallback with nobody signed in; the user
+ * declining ends on AccessDenied. The flow cookie is cleared in every case.
+ */
+export async function oauthCallback(ctx: Context): Promise<void> {
+  const { svc } = ctx
+  const runtime = svc.oauth.get(ctx.provider ?? '')
+  if (!runtime) throw new AuthError('NotFound', 'no such provider')
+  const id = runtime.provider.id
+  const param = (name: string) => {
+    const value = ctx.body[name] ?? ctx.query.get(name)
+    return typeof value === 'string' ? value : null
+  }
+  const csrfToken = svc.csrf.read(ctx.cookies[ctx.cookieSet.csrfToken.name])
+  const check = (state: unknown) => checkFlow(svc.flowKeys, flowCookies(ctx), id, state, csrfToken)
+  const fail = (code: 'OAuthCallback' | 'AccessDenied', reason: string) => {
+    svc.log(code === 'AccessDenied' ? 'info' : 'warn', 'callback.error', `provider ${id}: ${reason}`)
+    sendRedirect(ctx.res, serviceUrl(ctx, '/error', { error: code }))
+  }
+
+  const error = param('error')
+  if (error !== null) {
+    check(param('state'))
+    return fail(error === 'access_denied' ? 'AccessDenied' : 'OAuthCallback', error === 'access_denied' ? 'the user declined' : 'the provider answered with an error')
+  }
+  const finished = await finishAuthorization(svc.oauth, runtime, ctx.req, {
+    callbackURL: `${ctx.base.href}/callback/${id}`, check, body: ctx.body, iss: param('iss'),
+  })
+  if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
+  await completeSignIn(ctx, { user: finished.user, account: finished.account, profile: finished.profile, callbackUrl: finished.flow.callbackUrl, ...(finished.flow.id ? { flowId: finished.flow.id } : {}) })
+}
