@@ -1,34 +1,46 @@
 import express from 'express'
-import { auth, type Session } from '../../lib'
+import { auth, oidc, type Session } from '../../lib'
+import { startEmbeddedIdp } from './identity-provider'
 import { homePage, privatePage } from './pages'
 import { readSettings } from './settings'
 
 /**
- * The demo behind `npm start`: an Express app with the auth service mounted at /api/auth, a home
- * page that shows who is signed in, and a page guarded by requireAuth().
+ * The demo behind `npm start`: an Express app with the auth service mounted at /api/auth, signing
+ * in through an OpenID Connect provider (its own embedded one, or OIDC_ISSUER), a home page that
+ * shows who is signed in, and a page guarded by requireAuth().
  */
-const settings = readSettings(process.env)
-if (settings.secretIsRandom) {
-  process.stderr.write('demo: SERVICE_AUTH_SECRET is not set; using a random secret, so sessions end when the demo restarts\n')
+async function main() {
+  const settings = readSettings(process.env)
+  if (settings.secretIsRandom) {
+    process.stderr.write('demo: SERVICE_AUTH_SECRET is not set; using a random secret, so sessions end when the demo restarts\n')
+  }
+  const issuer = settings.oidc ?? await startEmbeddedIdp(settings.idpPort, `${settings.url}/callback/oidc`)
+  if (!settings.oidc) process.stdout.write(`demo: embedded identity provider at ${issuer.issuer} (user "alice", any password)\n`)
+
+  const authRouter = auth({
+    url: settings.url,
+    secret: settings.secret,
+    providers: [oidc({ id: 'oidc', name: 'Demo', issuer: issuer.issuer, clientId: issuer.clientId, clientSecret: issuer.clientSecret })],
+  })
+
+  const app = express()
+  app.use('/api/auth', authRouter)
+  app.get('/', (req, res, next) => {
+    authRouter.getSession(req).then((session) => res.type('html').send(homePage(session)), next)
+  })
+  app.get('/private', authRouter.requireAuth(), (_req, res) => {
+    res.type('html').send(privatePage(res.locals.session as Session))
+  })
+
+  const server = app.listen(settings.port, () => {
+    process.stdout.write(`demo: listening on http://localhost:${settings.port} (auth service at ${settings.url})\n`)
+  })
+  const stop = () => server.close(() => process.exit(0))
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
 }
 
-const authRouter = auth({ url: settings.url, secret: settings.secret, providers: [] })
-
-const app = express()
-app.use('/api/auth', authRouter)
-app.get('/', async (req, res, next) => {
-  try {
-    res.type('html').send(homePage(await authRouter.getSession(req)))
-  } catch (error) {
-    next(error)
-  }
-})
-app.get('/private', authRouter.requireAuth(), (_req, res) => {
-  res.type('html').send(privatePage(res.locals.session as Session))
-})
-
-const server = app.listen(settings.port, () => {
-  const address = server.address()
-  const port = typeof address === 'object' && address ? address.port : settings.port
-  process.stdout.write(`demo: listening on http://localhost:${port} (auth service at ${settings.url})\n`)
+main().catch((error: unknown) => {
+  process.stderr.write(`demo: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
 })

@@ -64,7 +64,7 @@ export async function startHarness(options: Partial<AuthOptions> = {}): Promise<
 /** One browser: its cookie jar, and the steps a user takes. */
 export class Browser {
   readonly jar = new CookieJar()
-  constructor(private readonly h: Harness) {}
+  constructor(private readonly h: Pick<Harness, 'base' | 'origin'>) {}
 
   async csrfToken(): Promise<string> {
     return ((await (await this.jar.fetch(`${this.h.base}/csrf`)).json()) as { csrfToken: string }).csrfToken
