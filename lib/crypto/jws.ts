@@ -47,7 +47,7 @@ export function verifyJws(token: unknown, keys: readonly Jwk[]): DecodedJws | nu
   const { header } = decoded
   const alg = typeof header.alg === 'string' ? ALGORITHMS[header.alg] : undefined
   if (!alg || header.crit !== undefined) return null
-  const candidates = keys.filter((key) => key.kty === alg.kty && (key.use === undefined || key.use === 'sig') &&
+  const candidates = keys.filter((key) => key !== null && typeof key === 'object' && key.kty === alg.kty && (key.use === undefined || key.use === 'sig') &&
     (key.alg === undefined || key.alg === header.alg) && (header.kid === undefined || key.kid === header.kid))
   for (const jwk of candidates) {
     const key = importKey(jwk)

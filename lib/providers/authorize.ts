@@ -12,9 +12,9 @@ const PROTECTED = new Set(['client_id', 'redirect_uri', 'response_type', 'state'
 
 /** The extra authorization parameters of a sign-in POST's query string (the client's third signIn argument). */
 export function extraParams(query: URLSearchParams): Record<string, string> {
-  const params: Record<string, string> = {}
-  for (const [name, value] of query) if (!PROTECTED.has(name) && !(name in params)) params[name] = value
-  return params
+  const params = new Map<string, string>()
+  for (const [name, value] of query) if (!PROTECTED.has(name) && !params.has(name)) params.set(name, value)
+  return Object.fromEntries(params)
 }
 
 export type Started = { ok: true; url: string } | { ok: false; reason: string }

@@ -16,7 +16,11 @@ interface Common {
 /** Any Passport strategy built on passport-oauth2, e.g. passport-github2's `Strategy`. */
 export function oauth(options: Common & { strategy: StrategyClass; options: Record<string, unknown> }): PassportProvider {
   const where = providerName(options)
-  if (typeof options.strategy !== 'function') throw new ConfigurationError(`\`${where}.strategy\` must be a Passport strategy class such as require('passport-github2').Strategy`)
+  // A class, not a factory: the package constructs it itself (arrow functions have no prototype).
+  const proto = (options.strategy as { prototype?: { authenticate?: unknown } } | undefined)?.prototype
+  if (typeof options.strategy !== 'function' || typeof proto?.authenticate !== 'function') {
+    throw new ConfigurationError(`\`${where}.strategy\` must be a Passport strategy class such as require('passport-github2').Strategy (the class itself, not a function that builds one)`)
+  }
   const own = requireObject(options.options, `${where}.options`)
   for (const reserved of ['callbackURL', 'store', 'state', 'pkce', 'passReqToCallback']) {
     if (reserved in own) throw new ConfigurationError(`\`${where}.options.${reserved}\` is set by the package (callback URL, state store, PKCE); remove it`)

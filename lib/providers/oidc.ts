@@ -1,4 +1,4 @@
-import { verifyJws, type Jwk } from '../crypto/jws'
+import { decodeJws, verifyJws, type Jwk } from '../crypto/jws'
 import type { OidcProvider } from './types'
 
 /** What discovery gives (only the fields used here). */
@@ -37,14 +37,20 @@ export async function discover(provider: OidcProvider): Promise<OidcMetadata> {
 export function jwksCache(uri: string) {
   let keys: Promise<Jwk[]> | null = null
   const load = () => {
-    keys = getJson(uri).then((doc) => (Array.isArray(doc.keys) ? (doc.keys as Jwk[]) : []))
-    keys.catch(() => { keys = null })
-    return keys
+    const loading = getJson(uri).then((doc) => (Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : []))
+    keys = loading
+    // Forget a failed fetch (so the next token tries again), unless a newer one has replaced it.
+    loading.catch(() => { if (keys === loading) keys = null })
+    return loading
   }
   return {
     current: () => keys ?? load(),
     refresh: load,
   }
+}
+
+function isKey(value: unknown): value is Jwk {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as Jwk).kty === 'string'
 }
 
 export type IdTokenResult = { ok: true; claims: Record<string, unknown> } | { ok: false; reason: string }
@@ -55,8 +61,11 @@ export async function verifyIdToken(
   expected: { issuer: string; clientId: string; nonce?: string },
   jwks: ReturnType<typeof jwksCache>,
 ): Promise<IdTokenResult> {
-  let verified = verifyJws(idToken, await jwks.current())
-  if (!verified) verified = verifyJws(idToken, await jwks.refresh())
+  let keys = await jwks.current()
+  // A key id the set does not have means the issuer rotated its keys: fetch them again, once.
+  const kid = decodeJws(idToken)?.header.kid
+  if (typeof kid === 'string' && !keys.some((key) => key.kid === kid)) keys = await jwks.refresh()
+  const verified = verifyJws(idToken, keys)
   if (!verified) return { ok: false, reason: 'the ID token signature did not verify with the issuer keys' }
   const claims = verified.payload
   const now = Math.floor(Date.now() / 1000)

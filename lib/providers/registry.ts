@@ -68,7 +68,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log): (
 function build(provider: OAuthProvider, metadata?: OidcMetadata): OAuth2Strategy {
   const managed = { store: flowStateStore, pkce: provider.checks.includes('pkce') ? 'S256' : false, passReqToCallback: true }
   const strategy: OAuth2Strategy = provider.protocol === 'passport'
-    ? new provider.strategy({ ...provider.options, ...managed }, verify) as unknown as OAuth2Strategy
+    ? new provider.strategy({ ...provider.options, ...managed } as never, verify as never) as unknown as OAuth2Strategy
     : new UserinfoStrategy({
       clientID: provider.clientId,
       clientSecret: provider.clientSecret,

@@ -32,8 +32,11 @@ export interface OAuthTokens {
 /** Maps what the provider says about the user (a Passport profile, userinfo or ID token claims) to the user. */
 export type ProfileMapper = (profile: Record<string, unknown>, tokens: OAuthTokens) => ProviderUser | Promise<ProviderUser>
 
-/** A Passport strategy class built on passport-oauth2: `new Strategy(options, verify)`. */
-export type StrategyClass = new (options: Record<string, unknown>, verify: (...args: never[]) => void) => Strategy
+/**
+ * A Passport strategy class built on passport-oauth2: `new Strategy(options, verify)`. Its
+ * parameters are typed `never` so that every strategy's own option and verify types fit.
+ */
+export type StrategyClass = new (options: never, verify: never) => Strategy
 
 interface OAuthBase extends ProviderInfo {
   readonly type: 'oauth'
