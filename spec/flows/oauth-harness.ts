@@ -1,11 +1,12 @@
 import type { Server } from 'node:http'
 import express from 'express'
-import { auth, oauth2, oidc, type AuthOptions, type LogEntry } from '../../lib'
+import { auth, oauth, oauth2, oidc, type AuthOptions, type LogEntry } from '../../lib'
 import { SECRET } from '../support/app'
 import { CookieJar } from '../support/cookie-jar'
 import { startIdp, type Idp } from '../support/idp'
 import { idpLogin } from '../support/idp-login'
 import { freePort } from '../support/process'
+import { thirdPartyStrategy } from './third-party-strategy'
 
 /**
  * The real thing on loopback: the app on `localhost`, the oidc-provider identity provider on
@@ -26,7 +27,7 @@ export async function startHarness(options: Partial<AuthOptions> = {}): Promise<
   const deadPort = await freePort()
   const origin = `http://localhost:${port}`
   const base = `${origin}/api/auth`
-  const callbacks = ['oidc', 'plain', 'wrongsecret', 'deadtoken'].map((id) => `${base}/callback/${id}`)
+  const callbacks = ['oidc', 'plain', 'wrongsecret', 'deadtoken', 'passport'].map((id) => `${base}/callback/${id}`)
   const idp = await startIdp({
     clients: [
       { client_id: 'app', client_secret: 'app-secret', redirect_uris: callbacks, token_endpoint_auth_method: 'client_secret_post' },
@@ -46,6 +47,7 @@ export async function startHarness(options: Partial<AuthOptions> = {}): Promise<
       oauth2({ id: 'plain', name: 'Plain', clientId: 'app', clientSecret: 'app-secret', authorizationUrl: meta.authorization_endpoint, tokenUrl: meta.token_endpoint, userinfoUrl: meta.userinfo_endpoint, scope: 'openid email profile' }),
       oidc({ id: 'wrongsecret', issuer: idp.issuer, clientId: 'app', clientSecret: 'not-the-secret' }),
       oauth2({ id: 'deadtoken', clientId: 'app', clientSecret: 'app-secret', authorizationUrl: meta.authorization_endpoint, tokenUrl: `http://127.0.0.1:${deadPort}/token`, scope: 'openid' }),
+      oauth({ id: 'passport', name: 'Passport', strategy: thirdPartyStrategy(idp.issuer, meta), options: { clientID: 'app', clientSecret: 'app-secret', scope: ['openid', 'email', 'profile'] } }),
       oidc({ id: 'offline', issuer: `http://127.0.0.1:${deadPort}`, clientId: 'x', clientSecret: 'y' }),
     ],
     ...options,

@@ -47,6 +47,16 @@ describe('OAuth sign-in against a real OpenID Connect provider', () => {
     expect(await browser.session()).toMatchObject({ user: { name: 'Alice Example', email: 'alice@example.com' } })
   })
 
+  it('signs in through any Passport strategy (oauth()), mapping its normalized profile', async () => {
+    const browser = new Browser(h)
+    const authorization = await browser.authorizationUrl('passport')
+    expect(authorization.searchParams.get('code_challenge_method')).toBe('S256')
+    expect(authorization.searchParams.get('redirect_uri')).toBe(`${h.base}/callback/passport`)
+    expect((await browser.returnTo(await browser.login(authorization))).headers.get('location')).toBe(`${h.origin}/welcome`)
+    expect(await browser.session()).toMatchObject({ user: { name: 'Alice Example', email: 'alice@example.com' } })
+    expect(h.logs).toContainEqual(expect.objectContaining({ event: 'session.created', userId: 'passport:alice' }))
+  })
+
   it('answers {url} in JSON mode, and passes extra parameters on without letting them replace protected ones', async () => {
     const browser = new Browser(h)
     const res = await browser.startSignIn('oidc', { json: true, query: '?prompt=login&login_hint=alice&state=evil&redirect_uri=https%3A%2F%2Fevil.example&client_id=evil&nonce=evil&code_challenge=evil' })

@@ -1,0 +1,68 @@
+import { AuthError, type SignInCallbackParams, type SignInResult } from '../../lib'
+import { Browser, startHarness, type Harness } from './oauth-harness'
+
+let h: Harness
+let decide: (params: SignInCallbackParams) => SignInResult | Promise<SignInResult>
+const seen: SignInCallbackParams[] = []
+const signedIn: string[] = []
+
+beforeAll(async () => {
+  h = await startHarness({
+    callbacks: {
+      signIn: (params) => { seen.push(params); return decide(params) },
+      session: ({ session, record }) => ({ ...session, userId: record.userId, hasToken: typeof record.data?.accessToken === 'string' }),
+    },
+    events: { signIn: ({ record }) => { signedIn.push(record.userId) } },
+  })
+})
+afterAll(() => h?.stop())
+beforeEach(() => { seen.length = 0; signedIn.length = 0 })
+
+describe("the app's signIn callback", () => {
+  it('sees the user, the account with its tokens, and the profile', async () => {
+    decide = () => true
+    await new Browser(h).signIn('oidc')
+    expect(seen[0]).toMatchObject({
+      user: { id: 'alice', name: 'Alice Example', email: 'alice@example.com' },
+      account: { provider: 'oidc', type: 'oauth', providerAccountId: 'alice', access_token: expect.any(String), id_token: expect.any(String), expires_at: expect.any(Number) },
+      profile: { sub: 'alice', email: 'alice@example.com' },
+    })
+    expect(signedIn).toEqual(['oidc:alice'])
+  })
+
+  it('false ends on AccessDenied and signs nobody in', async () => {
+    decide = () => false
+    const browser = new Browser(h)
+    expect((await browser.signIn('oidc')).headers.get('location')).toBe(`${h.base}/error?error=AccessDenied`)
+    expect(await browser.session()).toEqual({})
+    expect(signedIn).toEqual([])
+  })
+
+  it('a URL redirects there (validated) without signing in', async () => {
+    const browser = new Browser(h)
+    decide = () => '/not-yet'
+    expect((await browser.signIn('oidc')).headers.get('location')).toBe(`${h.origin}/not-yet`)
+    decide = () => 'https://evil.example/phish'
+    expect((await browser.signIn('oidc')).headers.get('location')).toBe(`${h.origin}/`)
+    expect(await browser.session()).toEqual({})
+  })
+
+  it('a throw ends on an error page, not a 500: its own code for an AuthError, else Callback', async () => {
+    const browser = new Browser(h)
+    decide = () => { throw new AuthError('OAuthAccountNotLinked', 'linked elsewhere') }
+    expect((await browser.signIn('oidc')).headers.get('location')).toBe(`${h.base}/error?error=OAuthAccountNotLinked`)
+    decide = () => { throw new Error('database down') }
+    const res = await browser.signIn('oidc')
+    expect(res.headers.get('location')).toBe(`${h.base}/error?error=Callback`)
+    expect(h.logs).toContainEqual(expect.objectContaining({ event: 'callback.error', level: 'error', message: expect.stringContaining('database down') }))
+    expect(await browser.session()).toEqual({})
+  })
+
+  it("an object gives the session the app's own user id and server-side data", async () => {
+    decide = ({ account }) => ({ userId: 'person-42', data: { accessToken: account.access_token } })
+    const browser = new Browser(h)
+    await browser.signIn('plain')
+    expect(await browser.session()).toMatchObject({ userId: 'person-42', hasToken: true, user: { email: 'alice@example.com' } })
+    expect(JSON.stringify(await browser.session())).not.toContain(String(seen[0]?.account.access_token))
+  })
+})
