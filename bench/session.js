@@ -26,11 +26,13 @@ function run(url, headers = {}) {
 
 async function main() {
   const bare = await start('bare')
+  const floor = await start('floor')
   const ours = await start('auth')
   const cookie = await sessionCookie('b'.repeat(40))
   try {
     const cases = [
       ['bare Express, res.json({})', bare.url, {}],
+      ['bare Express, res.end(\'{}\')', floor.url, {}],
       ['auth router, no cookie', ours.url, {}],
       ['auth router, valid session cookie', ours.url, { cookie }],
     ]
@@ -41,14 +43,13 @@ async function main() {
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors`)
       rows.push({ label, rps: result.requests.average, p99: result.latency.p99 })
     }
-    const floor = rows[0].rps
+    const baseline = rows[0].rps
     console.log(`GET /session, ${CONNECTIONS} connections, ${DURATION}s per case, Node ${process.version}`)
     for (const row of rows) {
-      console.log(`${row.label.padEnd(36)} ${Math.round(row.rps).toString().padStart(7)} req/s  p99 ${row.p99} ms  ${(row.rps / floor).toFixed(2)}x of bare Express`)
+      console.log(`${row.label.padEnd(36)} ${Math.round(row.rps).toString().padStart(7)} req/s  p99 ${row.p99} ms  ${(row.rps / baseline).toFixed(2)}x of bare Express`)
     }
   } finally {
-    bare.child.kill()
-    ours.child.kill()
+    for (const server of [bare, floor, ours]) server.child.kill()
   }
 }
 
