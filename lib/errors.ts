@@ -78,9 +78,3 @@ export function isAuthError(value: unknown): value is AuthError {
   return value instanceof AuthError
 }
 
-/** The codes the `error` query parameter may carry (wire contract, "Error codes"). */
-export const ERROR_QUERY_CODES: ReadonlySet<string> = new Set([
-  'Configuration', 'AccessDenied', 'Verification', 'Signin', 'OAuthSignin', 'OAuthCallback',
-  'OAuthCreateAccount', 'EmailCreateAccount', 'Callback', 'OAuthAccountNotLinked', 'EmailSignin',
-  'CredentialsSignin', 'SessionRequired', 'MissingCSRF', 'Default',
-])

@@ -73,8 +73,8 @@ export function createRouter(svc: Services): Router {
 async function dispatch(svc: Services, basePath: string, req: Request, res: Response, next: NextFunction): Promise<void> {
   const path = relativePath(req, basePath)
   if (path === null) return next()
-  const segments = path.replace(/^\/+|\/+$/g, '').split('/')
-  const literal = segments.join('/')
+  const literal = path.replace(/^\/+|\/+$/g, '')
+  const segments = literal.split('/')
   const key = ROUTES.has(literal) || segments.length !== 2 ? literal : `${segments[0]}/:provider`
   const route = ROUTES.get(key)
   if (!route) throw new AuthError('NotFound', 'no such route')

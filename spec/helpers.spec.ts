@@ -44,3 +44,20 @@ describe("the host app's helpers", () => {
     await request(app).get('/private/page').set('Accept', 'application/json').expect(401, {})
   })
 })
+
+describe('the request is left as it was', () => {
+  it("a host cookie-parser with a secret that runs after the service still parses its signed cookies", async () => {
+    const cookieParser = (await import('cookie-parser')).default
+    const { logs, ...options } = testOptions()
+    const router = auth(options)
+    const app = express()
+    app.use('/api/auth', router)
+    app.get('/signed', router.requireAuth(), cookieParser('host-secret'), (req, res) => { res.json({ signed: req.signedCookies }) })
+    app.get('/set', cookieParser('host-secret'), (_req, res) => { res.cookie('pref', 'dark', { signed: true }).end() })
+    const set = await request(app).get('/set')
+    const signed = String(set.headers['set-cookie']).split(';', 1)[0]
+    const res = await request(app).get('/signed').set('Cookie', `${signed}; ${await sessionCookieFor({ name: 'Ada' })}`).expect(200)
+    expect(res.body).toEqual({ signed: { pref: 'dark' } })
+    expect(logs).toEqual([])
+  })
+})

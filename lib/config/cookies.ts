@@ -27,12 +27,41 @@ const BASE_NAMES: Record<CookieKind, string> = {
 
 const NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
-/** Both variants, for a service whose scheme is only known per request (`trustHost`). */
-export function buildCookieSets(overrides: CookieOverrides, dangerouslyAllowInsecure: boolean) {
+/**
+ * The cookie set for the service's scheme (`https` known from `url`), or both variants when the
+ * scheme is only known per request (`trustHost`, https undefined). Overrides that widen a cookie's
+ * reach (a Domain, SameSite=None) are allowed, and said at start-up.
+ */
+export function buildCookieSets(overrides: CookieOverrides, dangerouslyAllowInsecure: boolean, warn: (message: string) => void, https?: boolean) {
+  for (const [kind, override] of Object.entries(overrides) as Array<[string, CookieOverride]>) {
+    const options = override.options ?? {}
+    checkAttributes(`cookies.${kind}.options`, options)
+    if (options.domain !== undefined) warn(`\`cookies.${kind}.options.domain\` sends the cookie to every subdomain of ${options.domain}; any of them can read or plant it`)
+    if (options.sameSite === 'none') warn(`\`cookies.${kind}.options.sameSite\` is 'none': the cookie goes along with requests from other sites`)
+  }
+  if (https !== undefined) {
+    const set = buildCookieSet(https, overrides, dangerouslyAllowInsecure)
+    return Object.freeze({ secure: set, plain: set })
+  }
   return Object.freeze({
     secure: buildCookieSet(true, overrides, dangerouslyAllowInsecure),
     plain: buildCookieSet(false, overrides, dangerouslyAllowInsecure),
   })
+}
+
+function checkAttributes(option: string, options: NonNullable<CookieOverride['options']>): void {
+  if (options.domain !== undefined && (typeof options.domain !== 'string' || !/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/i.test(options.domain))) {
+    throw new ConfigurationError(`\`${option}.domain\` must be a host name such as 'example.com'; got ${JSON.stringify(options.domain)}`)
+  }
+  if (options.path !== undefined && (typeof options.path !== 'string' || !/^\/[\x21-\x3a\x3c-\x7e]*$/.test(options.path))) {
+    throw new ConfigurationError(`\`${option}.path\` must be a path starting with '/' (no spaces or ';'); got ${JSON.stringify(options.path)}`)
+  }
+  if (options.sameSite !== undefined && !['lax', 'strict', 'none'].includes(options.sameSite)) {
+    throw new ConfigurationError(`\`${option}.sameSite\` must be 'lax', 'strict' or 'none'; got ${JSON.stringify(options.sameSite)}`)
+  }
+  if (options.secure !== undefined && typeof options.secure !== 'boolean') {
+    throw new ConfigurationError(`\`${option}.secure\` must be true or false; got ${JSON.stringify(options.secure)}`)
+  }
 }
 
 export function buildCookieSet(https: boolean, overrides: CookieOverrides, dangerouslyAllowInsecure: boolean): CookieSet {

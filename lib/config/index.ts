@@ -19,7 +19,6 @@ export interface ResolvedConfig {
   readonly pages: Readonly<Pages>
   readonly cookies: { readonly secure: CookieSet; readonly plain: CookieSet }
   readonly trustedOrigins: ReadonlySet<string>
-  readonly trustHost: boolean
   readonly emptySession: '{}' | 'null'
   readonly bodyLimit: number
   readonly log: Log
@@ -63,9 +62,8 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     callbacks: resolveFunctions(options.callbacks, 'callbacks', ['session', 'redirect', 'update', 'signIn']),
     events: resolveFunctions(options.events, 'events', ['signIn', 'signOut', 'session']),
     pages: resolvePages(options.pages),
-    cookies: buildCookieSets(cookies, dangerous),
+    cookies: buildCookieSets(cookies, dangerous, (message) => log('warn', 'config.warning', message), base?.secure),
     trustedOrigins: resolveOrigins(options.trustedOrigins),
-    trustHost,
     emptySession: resolveClient(options.nextAuthClient),
     bodyLimit: resolveBodyLimit(options.bodyLimit),
     log,
@@ -107,7 +105,11 @@ function resolveProviders(value: unknown): readonly ProviderInfo[] {
   const seen = new Set<string>()
   return Object.freeze(value.map((provider: unknown, index) => {
     const option = `providers[${index}]`
-    if (!isPlainObject(provider)) throw new ConfigurationError(`\`${option}\` must be a provider such as oauth({...}); got ${describe(provider)}`)
+    // Only the factories build what a provider needs to run; anything else would be listed by
+    // GET /providers and then answer 404.
+    if (!isPlainObject(provider) || !('protocol' in provider)) {
+      throw new ConfigurationError(`\`${option}\` must be made by oauth(), oauth2() or oidc() (import them from 'express-auth-service'); got ${describe(provider)}`)
+    }
     const { id, name, type } = provider
     if (typeof id !== 'string' || !PROVIDER_ID.test(id)) throw new ConfigurationError(`\`${option}.id\` must be URL-safe (letters, digits, '-' and '_'); got ${describe(id)}`)
     if (seen.has(id)) throw new ConfigurationError(`\`${option}.id\` ${JSON.stringify(id)} is used twice; give each provider its own id`)

@@ -11,17 +11,21 @@ const MAX_LENGTH = 2048
  * relative, backslashes, userinfo, other schemes, malformed) becomes the origin. Never throws.
  */
 export function safeCallbackUrl(value: unknown, base: BaseUrl, trustedOrigins: ReadonlySet<string>): string {
-  const fallback = `${base.origin}/`
-  if (typeof value !== 'string' || value === '' || value.length > MAX_LENGTH || UNSAFE.test(value)) return fallback
-  if (value.startsWith('//')) return fallback
+  return checkCallbackUrl(value, base, trustedOrigins) ?? `${base.origin}/`
+}
+
+/** The accepted absolute target, or null when `value` is absent or refused. */
+export function checkCallbackUrl(value: unknown, base: BaseUrl, trustedOrigins: ReadonlySet<string>): string | null {
+  if (typeof value !== 'string' || value === '' || value.length > MAX_LENGTH || UNSAFE.test(value)) return null
+  if (value.startsWith('//')) return null
   let url: URL
   try {
-    url = new URL(value, fallback)
+    url = new URL(value, `${base.origin}/`)
   } catch {
-    return fallback
+    return null
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return fallback
-  if (url.username !== '' || url.password !== '') return fallback
-  if (url.origin !== base.origin && !trustedOrigins.has(url.origin)) return fallback
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
+  if (url.username !== '' || url.password !== '') return null
+  if (url.origin !== base.origin && !trustedOrigins.has(url.origin)) return null
   return url.href
 }

@@ -7,13 +7,16 @@ const noop = () => {}
 const EPOCH = 'Thu, 01 Jan 1970 00:00:00 GMT'
 
 /**
- * The request's cookies, parsed once per request by cookie-parser (or taken from the host app's own
- * cookie-parser). Values are `unknown`: cookie-parser turns `j:`-prefixed values into objects, and
- * every reader must treat a non-string as absent.
+ * The request's cookies: what the host app's own cookie-parser found, else a parse by cookie-parser
+ * into an object of our own, so that the request is left as it was (a host cookie-parser with a
+ * secret that runs later still parses its signed cookies). Values are `unknown`: cookie-parser turns
+ * `j:`-prefixed values into objects, and every reader treats a non-string as absent.
  */
 export function readCookies(req: Request): Record<string, unknown> {
-  if (!req.cookies) parse(req, undefined as never, noop)
-  return req.cookies as Record<string, unknown>
+  if (req.cookies) return req.cookies as Record<string, unknown>
+  const holder = { headers: { cookie: req.headers.cookie } } as unknown as Request
+  parse(holder, undefined as never, noop)
+  return holder.cookies as Record<string, unknown>
 }
 
 export function setCookie(res: Response, def: CookieDef, value: string, maxAgeSeconds?: number, name = def.name): void {

@@ -1,9 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as ejs from 'ejs'
 import type { Response } from 'express'
 import { en, errorText, format, signinAlert, type Messages, type ViewName } from './messages'
-import { contentDigest } from '../crypto/digest'
 import { sendHtml } from './reply'
 
 export type { ViewName } from './messages'
@@ -170,9 +169,10 @@ export function renderErrorPage(res: Response, status: number, code: string, bas
   renderPage(res, status, 'error', base === undefined ? { code } : { code, base })
 }
 
-const STYLESHEET = readFileSync(path.join(VIEWS_DIR, 'style.css'))
-/** A content fingerprint (not a security use): strong, so it changes with every byte of the file. */
-const STYLESHEET_ETAG = `"${contentDigest(STYLESHEET)}"`
+const STYLESHEET_FILE = path.join(VIEWS_DIR, 'style.css')
+const STYLESHEET = readFileSync(STYLESHEET_FILE)
+/** Size and modification time: changes whenever the installed file does. */
+const STYLESHEET_ETAG = `"${STYLESHEET.length.toString(36)}-${Math.floor(statSync(STYLESHEET_FILE).mtimeMs).toString(36)}"`
 
 /** `GET {base}/assets/style.css`: the pages' only stylesheet, cacheable for a day. */
 export function sendStylesheet(res: Response): void {

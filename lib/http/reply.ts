@@ -27,13 +27,11 @@ export function sendEmpty(res: Response, status: number, headers: Record<string,
   res.end()
 }
 
+/** A 302. Never cached: redirects here often set or clear a session or CSRF cookie. */
 export function sendRedirect(res: Response, location: string): void {
   res.statusCode = 302
   res.setHeader('Location', location)
+  res.setHeader('Cache-Control', NO_STORE)
   res.setHeader('Content-Length', 0)
   res.end()
-}
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }

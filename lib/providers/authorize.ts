@@ -1,5 +1,5 @@
 import type { Request } from 'express'
-import { FLOW_CHECK, type FlowCheck, type FlowStart } from './state-store'
+import { CHECKED_FLOW, type FlowStart } from './state-store'
 import type { Flow } from './flow'
 import { verifyIdToken } from './oidc'
 import { runStrategy, type StrategyResult } from './passport-adapter'
@@ -35,14 +35,14 @@ export interface Account {
 }
 
 export type Finished =
-  | { kind: 'signedIn'; user: ProviderUser; account: Account & OAuthTokens; profile: Record<string, unknown>; flow: Flow }
+  | { kind: 'signedIn'; user: ProviderUser; account: Account & OAuthTokens; profile: Record<string, unknown> }
   | { kind: 'failed'; reason: string }
 
 /**
- * Handles the provider's answer: the flow is checked (state, flow cookie) through `check`, the code
- * exchanged with the PKCE verifier, the ID token verified (OIDC), and the user mapped.
+ * Handles the provider's answer for a flow the caller has already checked: the code is exchanged
+ * with the flow's PKCE verifier, the ID token verified (OIDC), and the user mapped.
  */
-export async function finishAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: { callbackURL: string; check: FlowCheck; body: Record<string, unknown>; iss: string | null }): Promise<Finished> {
+export async function finishAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: { callbackURL: string; flow: Flow; body: Record<string, unknown>; iss: string | null }): Promise<Finished> {
   const ready = await runtime.ready()
   if (!ready) return { kind: 'failed', reason: 'the provider could not be set up (see the discovery error)' }
   const { provider } = runtime
@@ -51,22 +51,24 @@ export async function finishAuthorization(registry: OAuthRegistry, runtime: OAut
     const announced = ready.oidc.metadata.authorization_response_iss_parameter_supported === true
     if ((input.iss !== null || announced) && input.iss !== ready.oidc.metadata.issuer) return { kind: 'failed', reason: 'the iss parameter is missing or names another issuer' }
   }
-  const result = await runStrategy(registry.passport, provider.id, req, { callbackURL: input.callbackURL }, { [FLOW_CHECK]: input.check, body: input.body })
+  const { flow } = input
+  const result = await runStrategy(registry.passport, provider.id, req, { callbackURL: input.callbackURL }, { [CHECKED_FLOW]: flow, body: input.body })
   if (result.kind !== 'success') return { kind: 'failed', reason: describe(result) }
   const { accessToken, refreshToken, params, profile } = result.user as { accessToken: string; refreshToken?: string; params: unknown; profile: Record<string, unknown> }
-  const flow = (result.info as { state: Flow }).state
   const tokens = toTokens(accessToken, refreshToken, params)
   let seen: Record<string, unknown> = profile ?? {}
   if (ready.oidc && provider.protocol === 'oidc') {
-    const nonce = provider.checks.includes('nonce') ? flow.nonce : undefined
-    const idToken = await verifyIdToken(tokens.id_token, { issuer: ready.oidc.metadata.issuer, clientId: provider.clientId, ...(nonce === undefined ? {} : { nonce }) }, ready.oidc.jwks)
+    const wantsNonce = provider.checks.includes('nonce')
+    if (wantsNonce && flow.nonce === undefined) return { kind: 'failed', reason: 'the flow has no nonce' }
+    const idToken = await verifyIdToken(tokens.id_token, { issuer: ready.oidc.metadata.issuer, clientId: provider.clientId, ...(wantsNonce ? { nonce: flow.nonce! } : {}) }, ready.oidc.jwks)
     if (!idToken.ok) return { kind: 'failed', reason: idToken.reason }
-    // userinfo may add to the ID token, never change who the user is.
+    // userinfo may add to the ID token, never speak of another user (OIDC Core 5.3.2).
+    if (seen.sub !== undefined && seen.sub !== idToken.claims.sub) return { kind: 'failed', reason: 'userinfo describes another subject than the ID token' }
     seen = { ...idToken.claims, ...seen, sub: idToken.claims.sub }
   }
   const user = await (provider.profile ?? defaultProfile)(seen, tokens)
   if (!user || typeof user.id !== 'string' || user.id === '') return { kind: 'failed', reason: 'the profile has no account id' }
-  return { kind: 'signedIn', user, account: { provider: provider.id, type: 'oauth', providerAccountId: user.id, ...tokens }, profile: seen, flow }
+  return { kind: 'signedIn', user, account: { provider: provider.id, type: 'oauth', providerAccountId: user.id, ...tokens }, profile: seen }
 }
 
 /** A log-safe description of a result that was not what the flow needed: no token, code or secret. */

@@ -61,10 +61,15 @@ export async function verifyIdToken(
   expected: { issuer: string; clientId: string; nonce?: string },
   jwks: ReturnType<typeof jwksCache>,
 ): Promise<IdTokenResult> {
-  let keys = await jwks.current()
-  // A key id the set does not have means the issuer rotated its keys: fetch them again, once.
-  const kid = decodeJws(idToken)?.header.kid
-  if (typeof kid === 'string' && !keys.some((key) => key.kid === kid)) keys = await jwks.refresh()
+  let keys: Jwk[]
+  try {
+    keys = await jwks.current()
+    // A key id the set does not have means the issuer rotated its keys: fetch them again, once.
+    const kid = decodeJws(idToken)?.header.kid
+    if (typeof kid === 'string' && !keys.some((key) => key.kid === kid)) keys = await jwks.refresh()
+  } catch (error) {
+    return { ok: false, reason: `the issuer keys could not be fetched: ${error instanceof Error ? error.message : String(error)}` }
+  }
   const verified = verifyJws(idToken, keys)
   if (!verified) return { ok: false, reason: 'the ID token signature did not verify with the issuer keys' }
   const claims = verified.payload

@@ -3,15 +3,14 @@ import type { Flow } from './flow'
 /**
  * passport-oauth2's state store interface, adapted to our flows. The store keeps nothing itself:
  * `store` receives, as the `state` option of authenticate(), a function that starts the flow, and
- * `verify` finds, on the request Passport is given, the function that checks one.
+ * `verify` finds, on the request Passport is given, the flow the callback route already checked
+ * (state, flow cookie, CSRF binding) before Passport ran.
  */
-export const FLOW_CHECK = Symbol('express-auth-service flow check')
+export const CHECKED_FLOW = Symbol('express-auth-service checked flow')
 
 export interface FlowStart {
   begin(verifier: string | undefined): string
 }
-
-export type FlowCheck = (state: unknown) => Flow | null
 
 type Done = (error: Error | null, result?: unknown, info?: unknown) => void
 
@@ -24,8 +23,8 @@ export const flowStateStore = Object.freeze({
       done(error as Error)
     }
   },
-  verify(req: { [FLOW_CHECK]?: FlowCheck }, state: unknown, _meta: unknown, done: Done): void {
-    const flow = req[FLOW_CHECK]?.(state) ?? null
+  verify(req: { [CHECKED_FLOW]?: Flow }, _state: unknown, _meta: unknown, done: Done): void {
+    const flow = req[CHECKED_FLOW]
     if (!flow) return done(null, false, { message: 'the state or the flow cookie did not match' })
     // A string is the PKCE verifier (passport-oauth2 sends it with the code); true means no PKCE.
     done(null, flow.verifier ?? true, flow)

@@ -20,20 +20,21 @@ export async function oauthCallback(ctx: Context): Promise<void> {
     return typeof value === 'string' ? value : null
   }
   const csrfToken = svc.csrf.read(ctx.cookies[ctx.cookieSet.csrfToken.name])
-  const check = (state: unknown) => checkFlow(svc.flowKeys, flowCookies(ctx), id, state, csrfToken)
   const fail = (code: 'OAuthCallback' | 'AccessDenied', reason: string) => {
     svc.log(code === 'AccessDenied' ? 'info' : 'warn', 'callback.error', `provider ${id}: ${reason}`)
     sendRedirect(ctx.res, serviceUrl(ctx, '/error', { error: code }))
   }
 
+  // The flow is checked (and its cookie spent) first, whatever comes next: the package never
+  // relies on a strategy to have checked it.
+  const flow = checkFlow(svc.flowKeys, flowCookies(ctx), id, param('state'), csrfToken)
   const error = param('error')
-  if (error !== null) {
-    check(param('state'))
-    return fail(error === 'access_denied' ? 'AccessDenied' : 'OAuthCallback', error === 'access_denied' ? 'the user declined' : 'the provider answered with an error')
-  }
+  if (error === 'access_denied') return fail('AccessDenied', 'the user declined')
+  if (error !== null) return fail('OAuthCallback', 'the provider answered with an error')
+  if (!flow) return fail('OAuthCallback', 'the state or the flow cookie did not match')
   const finished = await finishAuthorization(svc.oauth, runtime, ctx.req, {
-    callbackURL: `${ctx.base.href}/callback/${id}`, check, body: ctx.body, iss: param('iss'),
+    callbackURL: `${ctx.base.href}/callback/${id}`, flow, body: ctx.body, iss: param('iss'),
   })
   if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
-  await completeSignIn(ctx, { user: finished.user, account: finished.account, profile: finished.profile, callbackUrl: finished.flow.callbackUrl, ...(finished.flow.id ? { flowId: finished.flow.id } : {}) })
+  await completeSignIn(ctx, { user: finished.user, account: finished.account, profile: finished.profile, callbackUrl: flow.callbackUrl, ...(flow.id ? { flowId: flow.id } : {}) })
 }

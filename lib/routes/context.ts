@@ -7,7 +7,7 @@ import type { Log } from '../logger'
 import type { FlowCookies, FlowKeys } from '../providers/flow'
 import type { OAuthRegistry } from '../providers/registry'
 import type { SessionCookie, SessionManager } from '../session/manager'
-import { safeCallbackUrl } from '../http/callback-url'
+import { checkCallbackUrl, safeCallbackUrl } from '../http/callback-url'
 import { setCookie } from '../http/cookies'
 import { sendJson, sendRedirect } from '../http/reply'
 
@@ -87,10 +87,11 @@ export function pageUrl(ctx: Context, page: string): string {
 export async function callbackTarget(ctx: Context): Promise<string> {
   const { trustedOrigins, callbacks } = ctx.svc.config
   const raw = ctx.body.callbackUrl ?? ctx.query.get('callbackUrl') ?? ctx.cookies[ctx.cookieSet.callbackUrl.name]
-  const url = safeCallbackUrl(raw, ctx.base, trustedOrigins)
-  if (typeof raw === 'string' && raw !== '' && url === `${ctx.base.origin}/` && !raw.startsWith(url)) {
+  const accepted = checkCallbackUrl(raw, ctx.base, trustedOrigins)
+  if (accepted === null && typeof raw === 'string' && raw !== '') {
     ctx.svc.log('info', 'redirect.rejected', 'a callbackUrl outside the trusted origins was replaced by the site origin')
   }
+  const url = accepted ?? `${ctx.base.origin}/`
   if (!callbacks.redirect) return url
   return safeCallbackUrl(await callbacks.redirect({ url, baseUrl: ctx.base.origin }), ctx.base, trustedOrigins)
 }

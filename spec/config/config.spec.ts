@@ -1,6 +1,6 @@
 import express from 'express'
 import request from 'supertest'
-import { auth, ConfigurationError } from '../../lib'
+import { auth, ConfigurationError, oidc, type LogEntry } from '../../lib'
 import { resolveConfig } from '../../lib/config'
 import { BASE, SECRET } from '../support/app'
 
@@ -21,8 +21,11 @@ describe('configuration', () => {
     expect(config.base).toEqual({ origin: 'http://localhost:3000', path: '/api/auth', href: BASE, secure: false })
     expect(config.session).toEqual({ strategy: 'cookie', maxAge: 30 * 86400, updateAge: 86400 })
     expect(config.cookies.plain.sessionToken.name).toBe('auth.session-token')
-    expect(config.cookies.secure.csrfToken.name).toBe('__Host-auth.csrf-token')
-    expect(config.cookies.secure.sessionToken.name).toBe('__Secure-auth.session-token')
+    expect(config.cookies.plain.csrfToken.attrs).toBe('; Path=/; HttpOnly; SameSite=Lax')
+    const https = resolveConfig({ ...valid, url: 'https://example.com/api/auth' }, {})
+    expect(https.cookies.secure.csrfToken.name).toBe('__Host-auth.csrf-token')
+    expect(https.cookies.secure.sessionToken.name).toBe('__Secure-auth.session-token')
+    expect(https.cookies.secure.sessionToken.attrs).toBe('; Path=/; HttpOnly; SameSite=Lax; Secure')
     expect(config.emptySession).toBe('{}')
     expect(Object.isFrozen(config)).toBe(true)
   })
@@ -67,8 +70,9 @@ describe('configuration', () => {
     expect(configError(() => resolveConfig({ ...valid, zzzzzzzz: 1 } as never, {}))).toMatch(/Known options: url, secret/)
   })
 
-  it('checks providers: URL-safe unique ids, email reserved', () => {
-    const p = (id: string, type = 'oauth') => ({ id, name: id, type })
+  it('checks providers: made by a factory, URL-safe unique ids, email reserved', () => {
+    const p = (id: string) => oidc({ id, issuer: 'https://idp.example.com', clientId: 'a', clientSecret: 'b' })
+    expect(configError(() => resolveConfig({ ...valid, providers: [{ id: 'github', name: 'GitHub', type: 'oauth' }] }, {}))).toMatch(/`providers\[0\]` must be made by oauth\(\), oauth2\(\) or oidc\(\)/)
     expect(configError(() => resolveConfig({ ...valid, providers: [p('git hub')] }, {}))).toMatch(/`providers\[0\].id` must be URL-safe/)
     expect(configError(() => resolveConfig({ ...valid, providers: [p('a'), p('a')] }, {}))).toMatch(/used twice/)
     expect(configError(() => resolveConfig({ ...valid, providers: [p('email')] }, {}))).toMatch(/reserved for the e-mail provider/)
@@ -83,6 +87,18 @@ describe('configuration', () => {
     const weakened = resolveConfig({ ...https, logger: (e) => logs.push(e), dangerouslyAllowInsecureCookies: true, cookies: { sessionToken: { options: { secure: false } } } }, {})
     expect(weakened.cookies.secure.sessionToken.attrs).not.toContain('Secure')
     expect(logs).toEqual([expect.objectContaining({ level: 'warn', event: 'config.warning' })])
+  })
+
+  it('checks cookie attributes and says at start-up when an override widens a cookie', () => {
+    expect(configError(() => resolveConfig({ ...valid, cookies: { sessionToken: { options: { domain: 'a;b' } } } }, {}))).toMatch(/`cookies.sessionToken.options.domain` must be a host name/)
+    expect(configError(() => resolveConfig({ ...valid, cookies: { sessionToken: { options: { path: 'x y' } } } }, {}))).toMatch(/`cookies.sessionToken.options.path` must be a path/)
+    expect(configError(() => resolveConfig({ ...valid, cookies: { sessionToken: { options: { sameSite: '' as never } } } }, {}))).toMatch(/must be 'lax', 'strict' or 'none'/)
+    const logs: LogEntry[] = []
+    resolveConfig({ ...valid, url: 'https://example.com/api/auth', logger: (e) => logs.push(e), cookies: { sessionToken: { options: { domain: 'example.com', sameSite: 'none' } } } }, {})
+    expect(logs.map((entry) => entry.message)).toEqual([
+      expect.stringContaining('every subdomain of example.com'),
+      expect.stringContaining("'none'"),
+    ])
   })
 
   it('uses the __Secure- prefix for a CSRF cookie given a Domain (a __Host- cookie cannot have one)', () => {

@@ -28,6 +28,7 @@ describe('OAuth sign-in against a real OpenID Connect provider', () => {
     const done = await browser.returnTo(callback)
     expect(done.status).toBe(302)
     expect(done.headers.get('location')).toBe(`${h.origin}/welcome`)
+    expect(done.headers.get('cache-control')).toBe('private, no-cache, no-store')
     expect(await browser.session()).toEqual({ user: { name: 'Alice Example', email: 'alice@example.com', image: expect.any(String) }, expires: expect.any(String) })
     expect(browser.flowCookies()).toEqual([])
     expect(browser.cookie('auth.csrf-token')!.value).not.toBe(csrfBefore)
@@ -119,12 +120,16 @@ describe('OAuth sign-in against a real OpenID Connect provider', () => {
       const flow = browser.flowCookies()[0]!
       const csrf = browser.cookie('auth.csrf-token')!
       expect((await browser.returnTo(callback)).headers.get('location')).toBe(`${h.origin}/welcome`)
-      const again = await browser.returnTo(callback)
-      expect(again.headers.get('location')).toBe(errorPage('OAuthCallback'))
+      const before = h.logs.length
+      // The same browser: its flow cookie is spent, so the flow itself is refused.
+      expect((await browser.returnTo(callback)).headers.get('location')).toBe(errorPage('OAuthCallback'))
+      expect(h.logs.slice(before).map((entry) => entry.message)).toEqual(['provider oidc: the state or the flow cookie did not match'])
+      // Another browser holding copies of both cookies: the provider refuses the spent code.
       const attacker = new Browser(h)
       attacker.jar.set(h.origin, `${flow.name}=${flow.value}; Path=/`)
       attacker.jar.set(h.origin, `${csrf.name}=${csrf.value}; Path=/`)
       await expectRefused(attacker, callback)
+      expect(String(h.logs.at(-1)?.message)).toMatch(/invalid_grant/)
     })
 
     it('the PKCE verifier does not belong to the code', async () => {
@@ -182,15 +187,21 @@ describe('OAuth sign-in against a real OpenID Connect provider', () => {
     expect(h.logs.some((entry) => entry.level === 'error' && String(entry.message).includes('discovery'))).toBe(true)
   })
 
-  it('never logs a code, a token or a secret', async () => {
-    const browser = new Browser(h)
-    const callback = await browser.login(await browser.authorizationUrl('wrongsecret'))
-    await browser.returnTo(callback)
+  it('never logs a code, a state, a cookie or a secret, on success or failure', async () => {
+    const failing = new Browser(h)
+    const refused = await failing.login(await failing.authorizationUrl('wrongsecret'))
+    await failing.returnTo(refused)
+    const succeeding = new Browser(h)
+    const accepted = await succeeding.login(await succeeding.authorizationUrl('oidc'))
+    expect((await succeeding.returnTo(accepted)).headers.get('location')).toBe(`${h.origin}/welcome`)
     const logged = JSON.stringify(h.logs)
-    expect(logged).not.toContain(callback.searchParams.get('code')!)
-    expect(logged).not.toContain(callback.searchParams.get('state')!)
+    for (const callback of [refused, accepted]) {
+      expect(logged).not.toContain(callback.searchParams.get('code')!)
+      expect(logged).not.toContain(callback.searchParams.get('state')!)
+    }
     expect(logged).not.toContain('app-secret')
     expect(logged).not.toContain('not-the-secret')
-    expect(logged).not.toContain(browser.cookie('auth.csrf-token')!.value.split('|')[0]!)
+    expect(logged).not.toContain(succeeding.cookie('auth.session-token')!.value.slice(0, 40))
+    expect(logged).not.toContain(succeeding.cookie('auth.csrf-token')!.value.split('|')[0]!)
   })
 })

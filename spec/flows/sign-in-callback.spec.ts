@@ -22,6 +22,8 @@ describe("the app's signIn callback", () => {
   it('sees the user, the account with its tokens, and the profile', async () => {
     decide = () => true
     await new Browser(h).signIn('oidc')
+    expect(seen).toHaveLength(1)
+    expect(JSON.stringify(h.logs)).not.toContain(String(seen[0]!.account.id_token))
     expect(seen[0]).toMatchObject({
       user: { id: 'alice', name: 'Alice Example', email: 'alice@example.com' },
       account: { provider: 'oidc', type: 'oauth', providerAccountId: 'alice', access_token: expect.any(String), id_token: expect.any(String), expires_at: expect.any(Number) },
@@ -63,6 +65,9 @@ describe("the app's signIn callback", () => {
     const browser = new Browser(h)
     await browser.signIn('plain')
     expect(await browser.session()).toMatchObject({ userId: 'person-42', hasToken: true, user: { email: 'alice@example.com' } })
-    expect(JSON.stringify(await browser.session())).not.toContain(String(seen[0]?.account.access_token))
+    const accessToken = seen[0]!.account.access_token
+    expect(typeof accessToken).toBe('string')
+    expect(JSON.stringify(await browser.session())).not.toContain(accessToken as string)
+    expect(JSON.stringify(h.logs)).not.toContain(accessToken as string)
   })
 })

@@ -99,6 +99,14 @@ describe('verifyIdToken', () => {
 })
 
 describe('the issuer key cache', () => {
+  it('refuses, without throwing, when the issuer keys cannot be fetched', async () => {
+    const down = jwksServer()
+    const uri = await down.uri
+    await down.close()
+    const result = await verifyIdToken(await idToken(rs256), EXPECTED, jwksCache(uri))
+    expect(result).toEqual({ ok: false, reason: expect.stringMatching(/^the issuer keys could not be fetched/) })
+  })
+
   it('fetches once, refetches once for a key it does not have, and accepts the key once the issuer serves it', async () => {
     const rotating = jwksServer()
     try {
