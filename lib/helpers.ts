@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session } from './config/types'
-import { baseFromHeaders } from './http/base'
+import { serviceFor } from './http/base'
 import { readCookies } from './http/cookies'
 import { prefersJson } from './http/error-response'
 import { sendJson, sendRedirect } from './http/reply'
@@ -23,8 +23,7 @@ export function createHelpers(svc: Services): AuthHelpers {
   const { config } = svc
 
   async function getSession(req: Request): Promise<Session | null> {
-    const base = config.base ?? baseFromHeaders(req)
-    const cookie = { cookies: readCookies(req), def: (base.secure ? config.cookies.secure : config.cookies.plain).sessionToken }
+    const cookie = { cookies: readCookies(req), def: serviceFor(config, req).cookieSet.sessionToken }
     if (!svc.sessions.present(cookie)) return null
     const record = await svc.sessions.read(cookie)
     return record ? clientSession(record, config.callbacks) : null
@@ -38,7 +37,7 @@ export function createHelpers(svc: Services): AuthHelpers {
           return next()
         }
         if (prefersJson(req)) return sendJson(res, 401, '{}')
-        const base = config.base ?? baseFromHeaders(req)
+        const { base } = serviceFor(config, req)
         const signIn = new URL(config.pages.signIn ?? `${base.href}/signin`, base.origin)
         signIn.searchParams.set('callbackUrl', base.origin + req.originalUrl)
         signIn.searchParams.set('error', 'SessionRequired')

@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express'
 import { DEFAULT_BASE_PATH } from './config/url'
 import { AuthError, isAuthError } from './errors'
-import { baseFromHeaders } from './http/base'
+import { serviceFor } from './http/base'
 import { readBody } from './http/body'
 import { readCookies } from './http/cookies'
 import { sendError } from './http/error-response'
@@ -84,17 +84,21 @@ async function dispatch(svc: Services, basePath: string, req: Request, res: Resp
     const allow = [route.GET ? 'GET, HEAD' : '', route.POST ? 'POST' : ''].filter(Boolean).join(', ')
     return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), svc.config.base?.href, { Allow: allow })
   }
-  const base = svc.config.base ?? baseFromHeaders(req)
-  const query = req.url.indexOf('?')
+  const { base, cookieSet } = serviceFor(svc.config, req)
+  const queryAt = req.url.indexOf('?')
+  let query: URLSearchParams | undefined
   const body = method === 'POST' ? await readBody(req, svc.config.bodyLimit) : {}
   const ctx: Context = {
     req,
     res,
     svc,
     base,
-    cookieSet: base.secure ? svc.config.cookies.secure : svc.config.cookies.plain,
+    cookieSet,
     cookies: readCookies(req),
-    query: new URLSearchParams(query === -1 ? '' : req.url.slice(query + 1)),
+    // Parsed on first use: the hot path (GET /session) never reads the query.
+    get query() {
+      return (query ??= new URLSearchParams(queryAt === -1 ? '' : req.url.slice(queryAt + 1)))
+    },
     provider: key.endsWith('/:provider') ? decodeSegment(segments[1]!) : undefined,
     body,
     json: body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1',

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto'
+import { parseJsonObject } from './json'
 import { randomBuffer } from './random'
 import type { KeyRing } from './keys'
 
@@ -39,7 +40,7 @@ export function open(ring: KeyRing, token: unknown): Record<string, unknown> | n
   const aad = Buffer.from(header, 'ascii')
   for (const key of ring.all) {
     const plaintext = decrypt(key, ivBytes, cipherBytes, tagBytes, aad)
-    if (plaintext !== null) return parseObject(plaintext)
+    if (plaintext !== null) return parseJsonObject(plaintext)
   }
   return null
 }
@@ -57,16 +58,7 @@ function decrypt(key: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer, aad: 
 
 /** A header written by another JWE library: the same algorithms, nothing we do not understand. */
 function isDirA256Gcm(header: string): boolean {
-  const parsed = parseObject(Buffer.from(header, 'base64url').toString('utf8'))
+  const parsed = parseJsonObject(Buffer.from(header, 'base64url').toString('utf8'))
   if (!parsed || parsed.alg !== 'dir' || parsed.enc !== 'A256GCM') return false
   return Object.keys(parsed).every((name) => name === 'alg' || name === 'enc' || name === 'typ' || name === 'cty' || name === 'kid')
-}
-
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text)
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null
-  } catch {
-    return null
-  }
 }

@@ -1,4 +1,5 @@
 import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto'
+import { parseJsonObject } from './json'
 
 /**
  * Verifies a compact JWS (an OpenID Connect ID token) against a JSON Web Key Set. Only asymmetric
@@ -34,8 +35,8 @@ export function decodeJws(token: unknown): (DecodedJws & { signingInput: string;
   if (typeof token !== 'string' || token.length > 16384) return null
   const parts = token.split('.')
   if (parts.length !== 3 || !parts.every((part) => /^[A-Za-z0-9_-]*$/.test(part))) return null
-  const header = parseObject(parts[0]!)
-  const payload = parseObject(parts[1]!)
+  const header = parseJsonObject(Buffer.from(parts[0]!, 'base64url').toString('utf8'))
+  const payload = parseJsonObject(Buffer.from(parts[1]!, 'base64url').toString('utf8'))
   if (!header || !payload) return null
   return { header, payload, signingInput: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2]!, 'base64url') }
 }
@@ -69,15 +70,6 @@ function checkSignature(alg: (typeof ALGORITHMS)[string], key: KeyObject, input:
 function importKey(jwk: Jwk): KeyObject | null {
   try {
     return createPublicKey({ key: jwk, format: 'jwk' })
-  } catch {
-    return null
-  }
-}
-
-function parseObject(part: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null
   } catch {
     return null
   }
