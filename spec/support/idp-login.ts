@@ -58,7 +58,7 @@ export async function idpLogin(authorizationUrl: string | URL, options: IdpLogin
 /** The `action` of the `<form id="…">` in the page. */
 function findForm(html: string, id: string): string | undefined {
   for (const [tag] of html.matchAll(/<form\b[^>]*>/gi)) {
-    const attributes = Object.fromEntries([...tag.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, name, value]) => [name?.toLowerCase(), decodeEntities(value ?? '')]))
+    const attributes = Object.fromEntries([...tag.matchAll(/(?<![\w-])([\w-]+)="([^"]*)"/g)].map(([, name, value]) => [name?.toLowerCase(), decodeEntities(value ?? '')]))
     if (attributes.id === id) return attributes.action
   }
   return undefined
@@ -70,7 +70,7 @@ function alertText(html: string): string | undefined {
 }
 
 function pageText(html: string): string {
-  return decodeEntities(html.replace(/<style[\s\S]*?<\/style>/gi, '').replace(/<[^>]+>/g, ' ')).replace(/\s+/g, ' ').trim().slice(0, 500)
+  return decodeEntities(html.replace(/<style[\s\S]*?<\/style>/gi, '').replace(/<[^<>]*>/g, ' ')).replace(/\s+/g, ' ').trim().slice(0, 500)
 }
 
 function decodeEntities(text: string): string {
