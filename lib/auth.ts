@@ -9,6 +9,7 @@ import { createHelpers, type AuthHelpers } from './helpers'
 import { createOAuthRegistry } from './providers/registry'
 import type { ProviderInfo } from './providers/types'
 import { createRouter } from './router'
+import { createClientLogLimiter } from './routes/client-log'
 import type { Services } from './routes/context'
 import { cookieStore } from './session/cookie-store'
 import { createSessionManager } from './session/manager'
@@ -32,7 +33,8 @@ export function auth(options?: AuthOptions): AuthRouter {
     sessions,
     log: config.log,
     providersJson: providersJsonFor(config.providers),
-    oauth: createOAuthRegistry(config.providers, config.log),
+    oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
+    clientLogLimiter: createClientLogLimiter(),
     flowKeys: Object.freeze({ seal: keyRing(config.secrets, 'oauth-flow'), state: keyRing(config.secrets, 'oauth-state') }),
   })
   return Object.assign(createRouter(svc), createHelpers(svc))

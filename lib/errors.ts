@@ -28,9 +28,12 @@ export type HttpErrorCode =
   | 'PayloadTooLarge'
   | 'UnsupportedMediaType'
   | 'InvalidBody'
+  | 'InvalidHost'
+  | 'RequestTimeout'
+  | 'TooManyRequests'
   | 'ServiceUnavailable'
 
-const STATUS: Record<AuthErrorCode, number> = {
+const STATUS: ReadonlyMap<string, number> = new Map(Object.entries({
   Configuration: 500,
   AccessDenied: 403,
   Verification: 403,
@@ -51,8 +54,11 @@ const STATUS: Record<AuthErrorCode, number> = {
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   InvalidBody: 400,
+  InvalidHost: 400,
+  RequestTimeout: 408,
+  TooManyRequests: 429,
   ServiceUnavailable: 503,
-}
+} satisfies Record<AuthErrorCode, number>))
 
 export class AuthError extends Error {
   readonly code: AuthErrorCode
@@ -62,7 +68,8 @@ export class AuthError extends Error {
     super(message, options)
     this.name = 'AuthError'
     this.code = code
-    this.status = STATUS[code]
+    // A Map, so that a code an app made up (say `constructor`) gets 500, not a prototype member.
+    this.status = STATUS.get(code) ?? 500
   }
 }
 

@@ -2,7 +2,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session } from './config/types'
 import { serviceFor } from './http/base'
 import { readCookies } from './http/cookies'
-import { prefersJson } from './http/error-response'
+import { AuthError } from './errors'
+import { prefersJson, sendError } from './http/error-response'
 import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './routes/context'
 import { clientSession } from './session/shape'
@@ -22,27 +23,49 @@ export interface AuthHelpers {
 export function createHelpers(svc: Services): AuthHelpers {
   const { config } = svc
 
+  /** The request's service URL and cookies; null for a Host that is not one (trustHost only). */
+  function serviceOf(req: Request): ReturnType<typeof serviceFor> | null {
+    try {
+      return serviceFor(config, req)
+    } catch {
+      return null
+    }
+  }
+
   async function getSession(req: Request): Promise<Session | null> {
-    const cookie = { cookies: readCookies(req), def: serviceFor(config, req).cookieSet.sessionToken }
+    const service = serviceOf(req)
+    if (service === null) return null
+    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken }
     if (!svc.sessions.present(cookie)) return null
     const record = await svc.sessions.read(cookie)
-    return record ? clientSession(record, config.callbacks) : null
+    return record ? clientSession(record, config.callbacks, svc.log) : null
+  }
+
+  /** Never rejects: every outcome is an answer, or `next` (with the app's own error, if any). */
+  async function guard(req: Request, res: Response, next: NextFunction): Promise<void> {
+    let session: Session | null
+    try {
+      session = await getSession(req)
+    } catch (error) {
+      return next(error)
+    }
+    if (session) {
+      res.locals.session = session
+      return next()
+    }
+    if (prefersJson(req)) return sendJson(res, 401, '{}')
+    const service = serviceOf(req)
+    if (service === null) return sendError(req, res, new AuthError('InvalidHost', 'the Host header is not a host name'))
+    const { base } = service
+    const signIn = new URL(config.pages.signIn ?? `${base.href}/signin`, base.origin)
+    signIn.searchParams.set('callbackUrl', base.origin + req.originalUrl)
+    signIn.searchParams.set('error', 'SessionRequired')
+    sendRedirect(res, signIn.href)
   }
 
   function requireAuth(): RequestHandler {
     return (req: Request, res: Response, next: NextFunction) => {
-      getSession(req).then((session) => {
-        if (session) {
-          res.locals.session = session
-          return next()
-        }
-        if (prefersJson(req)) return sendJson(res, 401, '{}')
-        const { base } = serviceFor(config, req)
-        const signIn = new URL(config.pages.signIn ?? `${base.href}/signin`, base.origin)
-        signIn.searchParams.set('callbackUrl', base.origin + req.originalUrl)
-        signIn.searchParams.set('error', 'SessionRequired')
-        sendRedirect(res, signIn.href)
-      }, next)
+      guard(req, res, next).catch(next)
     }
   }
 

@@ -29,12 +29,22 @@ export type Logger = (entry: LogEntry) => void
 
 export type Log = (level: LogLevel, event: LogEvent, message: string, fields?: Record<string, unknown>) => void
 
-/** The default: one line on stderr for each warning or error. */
+/**
+ * The default: one line on stderr for each warning or error. Parts of a message can come from a
+ * request or a provider, so control characters are escaped: no entry can forge another line.
+ */
 export const defaultLogger: Logger = (entry) => {
   if (entry.level !== 'error' && entry.level !== 'warn') return
   const { level, event, message, ...fields } = entry
-  const extra = Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : ''
-  process.stderr.write(`[express-auth-service] ${level} ${event}: ${message}${extra}\n`)
+  const extra = Object.keys(fields).length > 0 ? ` ${escapeControls(JSON.stringify(fields))}` : ''
+  process.stderr.write(`[express-auth-service] ${level} ${event}: ${escapeControls(String(message))}${extra}\n`)
+}
+
+// C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+
+function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 export function createLog(logger: Logger | false): Log {

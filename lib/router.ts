@@ -1,5 +1,5 @@
 import { Router, type NextFunction, type Request, type Response } from 'express'
-import { DEFAULT_BASE_PATH } from './config/url'
+import { DEFAULT_BASE_PATH, trimSlashes } from './config/url'
 import { AuthError, isAuthError } from './errors'
 import { serviceFor } from './http/base'
 import { readBody } from './http/body'
@@ -8,7 +8,7 @@ import { sendError } from './http/error-response'
 import { relativePath } from './http/mount'
 import type { Context, Handler, Services } from './routes/context'
 import { oauthCallback } from './routes/callback'
-import { clientLog } from './routes/client-log'
+import { CLIENT_LOG_BODY_LIMIT, clientLog } from './routes/client-log'
 import { csrf } from './routes/csrf'
 import { invalidCsrf, type CsrfFailure } from './routes/csrf-failure'
 import { error } from './routes/error'
@@ -30,6 +30,8 @@ interface Route {
    * EXEMPT marks the only routes that skip the check, each with its reason.
    */
   readonly csrf?: CsrfFailure | typeof EXEMPT
+  /** A smaller body limit than `bodyLimit`, for a route that needs little. */
+  readonly bodyLimit?: number
 }
 
 const EXEMPT = 'exempt'
@@ -51,7 +53,7 @@ const ROUTES: ReadonlyMap<string, Route> = new Map(Object.entries({
   error: { GET: error },
   'assets/style.css': { GET: stylesheet },
   // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
-  _log: { POST: clientLog, csrf: EXEMPT },
+  _log: { POST: clientLog, csrf: EXEMPT, bodyLimit: CLIENT_LOG_BODY_LIMIT },
 } satisfies Record<string, Route>))
 
 const JSON_MODE_HEADER = 'x-auth-return-redirect'
@@ -65,7 +67,7 @@ export function createRouter(svc: Services): Router {
       if (!isAuthError(err)) return next(err)
       if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
       sendError(req, res, err, svc.config.base?.href)
-    })
+    }).catch(next)
   })
   return router
 }
@@ -73,7 +75,7 @@ export function createRouter(svc: Services): Router {
 async function dispatch(svc: Services, basePath: string, req: Request, res: Response, next: NextFunction): Promise<void> {
   const path = relativePath(req, basePath)
   if (path === null) return next()
-  const literal = path.replace(/^\/+|\/+$/g, '')
+  const literal = trimSlashes(path)
   const segments = literal.split('/')
   const key = ROUTES.has(literal) || segments.length !== 2 ? literal : `${segments[0]}/:provider`
   const route = ROUTES.get(key)
@@ -87,7 +89,7 @@ async function dispatch(svc: Services, basePath: string, req: Request, res: Resp
   const { base, cookieSet } = serviceFor(svc.config, req)
   const queryAt = req.url.indexOf('?')
   let query: URLSearchParams | undefined
-  const body = method === 'POST' ? await readBody(req, svc.config.bodyLimit) : {}
+  const body = method === 'POST' ? await readBody(req, Math.min(route.bodyLimit ?? Infinity, svc.config.bodyLimit), svc.config.bodyTimeout) : {}
   const ctx: Context = {
     req,
     res,

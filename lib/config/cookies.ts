@@ -101,8 +101,13 @@ function buildCookie(kind: CookieKind, https: boolean, override: CookieOverride,
   return Object.freeze({ name, attrs })
 }
 
+/**
+ * On https every cookie is `__Host-` (Secure, Path=/, no Domain): a sibling subdomain can plant a
+ * `__Secure-` cookie for the parent domain, but never a `__Host-` one. Only a cookie the app gives
+ * a Domain or another Path falls back to `__Secure-`.
+ */
 function defaultName(kind: CookieKind, secure: boolean, hostOnlyRoot: boolean): string {
   const base = BASE_NAMES[kind]
   if (!secure) return base
-  return kind === 'csrfToken' && hostOnlyRoot ? `__Host-${base}` : `__Secure-${base}`
+  return hostOnlyRoot ? `__Host-${base}` : `__Secure-${base}`
 }

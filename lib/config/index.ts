@@ -5,7 +5,7 @@ import { buildCookieSets, type CookieSet } from './cookies'
 import { parseBaseUrl, type BaseUrl } from './url'
 import type { AuthOptions, Callbacks, Events, Pages } from './types'
 import {
-  checkFunctions, checkKeys, describe, isPlainObject, optionalBoolean, optionalObject, optionalSeconds,
+  checkFunctions, checkKeys, describe, isPlainObject, optionalBoolean, optionalMilliseconds, optionalObject, optionalSeconds,
 } from './validate'
 
 export interface ResolvedConfig {
@@ -13,7 +13,7 @@ export interface ResolvedConfig {
   readonly base: BaseUrl | null
   readonly secrets: readonly string[]
   readonly providers: readonly ProviderInfo[]
-  readonly session: { readonly strategy: 'cookie'; readonly maxAge: number; readonly updateAge: number }
+  readonly session: { readonly strategy: 'cookie'; readonly maxAge: number; readonly updateAge: number; readonly maxLifetime: number }
   readonly callbacks: Readonly<Callbacks>
   readonly events: Readonly<Events>
   readonly pages: Readonly<Pages>
@@ -21,12 +21,16 @@ export interface ResolvedConfig {
   readonly trustedOrigins: ReadonlySet<string>
   readonly emptySession: '{}' | 'null'
   readonly bodyLimit: number
+  /** Milliseconds a POST body may take to arrive. */
+  readonly bodyTimeout: number
+  /** Milliseconds an outgoing request to a provider (discovery, keys, token, userinfo) may take. */
+  readonly providerTimeout: number
   readonly log: Log
 }
 
 const OPTIONS = [
   'url', 'secret', 'providers', 'session', 'callbacks', 'events', 'pages', 'cookies', 'trustedOrigins',
-  'trustHost', 'logger', 'nextAuthClient', 'bodyLimit', 'dangerouslyAllowInsecureCookies',
+  'trustHost', 'logger', 'nextAuthClient', 'bodyLimit', 'bodyTimeout', 'providerTimeout', 'dangerouslyAllowInsecureCookies',
 ] as const
 
 const DAY = 24 * 60 * 60
@@ -66,6 +70,8 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     trustedOrigins: resolveOrigins(options.trustedOrigins),
     emptySession: resolveClient(options.nextAuthClient),
     bodyLimit: resolveBodyLimit(options.bodyLimit),
+    bodyTimeout: optionalMilliseconds(options.bodyTimeout, 'bodyTimeout', 10_000),
+    providerTimeout: optionalMilliseconds(options.providerTimeout, 'providerTimeout', 10_000),
     log,
   })
 }
@@ -122,14 +128,19 @@ function resolveProviders(value: unknown): readonly ProviderInfo[] {
 
 function resolveSession(value: unknown) {
   const session = optionalObject(value, 'session')
-  checkKeys(session, ['strategy', 'maxAge', 'updateAge'], 'session.')
+  checkKeys(session, ['strategy', 'maxAge', 'updateAge', 'maxLifetime'], 'session.')
   if (session.strategy !== undefined && session.strategy !== 'cookie') {
     throw new ConfigurationError(`\`session.strategy\` must be 'cookie'; got ${describe(session.strategy)}`)
   }
   const maxAge = optionalSeconds(session.maxAge, 'session.maxAge', 30 * DAY)
   const updateAge = optionalSeconds(session.updateAge, 'session.updateAge', Math.min(DAY, maxAge))
   if (updateAge > maxAge) throw new ConfigurationError(`\`session.updateAge\` (${updateAge}) must not exceed \`session.maxAge\` (${maxAge})`)
-  return Object.freeze({ strategy: 'cookie' as const, maxAge, updateAge })
+  // Renewal alone would keep a stolen cookie alive for ever: a session ends this long after sign-in.
+  const maxLifetime = optionalSeconds(session.maxLifetime, 'session.maxLifetime', Math.max(30 * DAY, maxAge))
+  if (maxLifetime < maxAge) {
+    throw new ConfigurationError(`\`session.maxLifetime\` (${maxLifetime}) must be at least \`session.maxAge\` (${maxAge}): raise it, or lower maxAge`)
+  }
+  return Object.freeze({ strategy: 'cookie' as const, maxAge, updateAge, maxLifetime })
 }
 
 function resolveFunctions<T>(value: unknown, option: string, known: readonly string[]): Readonly<T> {

@@ -21,6 +21,8 @@ export interface SessionRecord {
   user: SessionUser
   /** Server-side data the app keeps with the session (for example a provider's tokens). */
   data?: Record<string, unknown>
+  /** Seconds since the epoch: when the user signed in. The session never outlives `maxLifetime` after it. */
+  createdAt: number
   /** Seconds since the epoch: when this session was last issued or renewed. */
   issuedAt: number
   /** Seconds since the epoch: when it ends unless renewed. */
@@ -102,6 +104,8 @@ export interface SessionOptions {
   maxAge?: number
   /** Seconds after which an active session is renewed. Default 24 hours. */
   updateAge?: number
+  /** Seconds after sign-in when a session ends, however often it was renewed. Default 30 days (or maxAge, if longer). */
+  maxLifetime?: number
 }
 
 export interface AuthOptions {
@@ -125,6 +129,10 @@ export interface AuthOptions {
   nextAuthClient?: 'v4' | 'v5'
   /** Largest accepted POST body in bytes. Default 65536. */
   bodyLimit?: number
+  /** Milliseconds a POST body may take to arrive (then 408). Default 10000. */
+  bodyTimeout?: number
+  /** Milliseconds any request to a provider (discovery, keys, token, userinfo) may take. Default 10000. */
+  providerTimeout?: number
   /** Allows `cookies.*.options.secure: false` on an https service. Never in production. */
   dangerouslyAllowInsecureCookies?: boolean
 }

@@ -30,7 +30,21 @@ export function parseBaseUrl(value: string, option: string): BaseUrl {
 }
 
 export function baseUrl(origin: string, pathname: string): BaseUrl {
-  const trimmed = pathname.replace(/\/+$/, '')
-  const path = trimmed === '' ? DEFAULT_BASE_PATH : trimmed
+  const trimmed = trimSlashes(pathname)
+  const path = trimmed === '' ? DEFAULT_BASE_PATH : `/${trimmed}`
   return Object.freeze({ origin, path, href: origin + path, secure: origin.startsWith('https:') })
 }
+
+/**
+ * `path` without its leading and trailing slashes, in linear time. (A regular expression such as
+ * `/^\/+|\/+$/g` backtracks quadratically on a long run of slashes that is not at the end.)
+ */
+export function trimSlashes(path: string): string {
+  let start = 0
+  let end = path.length
+  while (start < end && path.charCodeAt(start) === SLASH) start++
+  while (end > start && path.charCodeAt(end - 1) === SLASH) end--
+  return path.slice(start, end)
+}
+
+const SLASH = 0x2f

@@ -39,6 +39,14 @@ export function optionalSeconds(value: unknown, option: string, fallback: number
   return Math.floor(value)
 }
 
+export function optionalMilliseconds(value: unknown, option: string, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 600_000) {
+    throw new ConfigurationError(`\`${option}\` must be a whole number of milliseconds from 1 to 600000; got ${describe(value)}`)
+  }
+  return value
+}
+
 export function optionalFunction(value: unknown, option: string): void {
   if (value !== undefined && typeof value !== 'function') {
     throw new ConfigurationError(`\`${option}\` must be a function; got ${describe(value)}`)

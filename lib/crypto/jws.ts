@@ -6,7 +6,15 @@ import { parseJsonObject } from './json'
  * algorithms are accepted: `none` and HMAC algorithms (which would let a client secret or a
  * public key act as the signing key) are refused outright.
  */
-const ALGORITHMS: Readonly<Record<string, { hash: string | null; kty: string; ieee?: boolean; pss?: boolean }>> = {
+interface Algorithm {
+  readonly hash: string | null
+  readonly kty: string
+  readonly ieee?: boolean
+  readonly pss?: boolean
+}
+
+// A Map: the token's own `alg` picks the entry, and `constructor` must not find anything.
+const ALGORITHMS: ReadonlyMap<string, Algorithm> = new Map(Object.entries({
   RS256: { hash: 'sha256', kty: 'RSA' },
   RS384: { hash: 'sha384', kty: 'RSA' },
   RS512: { hash: 'sha512', kty: 'RSA' },
@@ -17,7 +25,7 @@ const ALGORITHMS: Readonly<Record<string, { hash: string | null; kty: string; ie
   ES384: { hash: 'sha384', kty: 'EC', ieee: true },
   ES512: { hash: 'sha512', kty: 'EC', ieee: true },
   EdDSA: { hash: null, kty: 'OKP' },
-}
+} satisfies Record<string, Algorithm>))
 
 export interface Jwk extends JsonWebKey {
   kid?: string
@@ -46,7 +54,7 @@ export function verifyJws(token: unknown, keys: readonly Jwk[]): DecodedJws | nu
   const decoded = decodeJws(token)
   if (!decoded) return null
   const { header } = decoded
-  const alg = typeof header.alg === 'string' ? ALGORITHMS[header.alg] : undefined
+  const alg = typeof header.alg === 'string' ? ALGORITHMS.get(header.alg) : undefined
   if (!alg || header.crit !== undefined) return null
   const candidates = keys.filter((key) => key !== null && typeof key === 'object' && key.kty === alg.kty && (key.use === undefined || key.use === 'sig') &&
     (key.alg === undefined || key.alg === header.alg) && (header.kid === undefined || key.kid === header.kid))
@@ -57,7 +65,7 @@ export function verifyJws(token: unknown, keys: readonly Jwk[]): DecodedJws | nu
   return null
 }
 
-function checkSignature(alg: (typeof ALGORITHMS)[string], key: KeyObject, input: string, signature: Buffer): boolean {
+function checkSignature(alg: Algorithm, key: KeyObject, input: string, signature: Buffer): boolean {
   try {
     const options = alg.ieee ? { key, dsaEncoding: 'ieee-p1363' as const } : alg.pss ? { key, padding: 6, saltLength: -1 } : key
     // RSA-PSS: padding 6 is RSA_PKCS1_PSS_PADDING; saltLength -1 means "the digest length".

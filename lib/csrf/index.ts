@@ -15,7 +15,14 @@ export interface CsrfIssue {
 export interface Csrf {
   /** The token inside a valid cookie, else null. */
   read(cookieValue: unknown): string | null
+  /**
+   * The token inside a valid cookie and whether its MAC is under a secret that is no longer the
+   * first one (rotated out: the cookie should be signed again), else null.
+   */
+  inspect(cookieValue: unknown): { readonly token: string; readonly stale: boolean } | null
   issue(): CsrfIssue
+  /** The same token, signed with the current secret. */
+  resign(token: string): CsrfIssue
   /** True when the cookie is valid and the submitted token equals its token. */
   verify(cookieValue: unknown, submitted: unknown): boolean
 }
@@ -23,20 +30,23 @@ export interface Csrf {
 const MAX_COOKIE_LENGTH = 256
 
 export function createCsrf(ring: KeyRing): Csrf {
-  function read(cookieValue: unknown): string | null {
+  function inspect(cookieValue: unknown): { token: string; stale: boolean } | null {
     if (typeof cookieValue !== 'string' || cookieValue.length > MAX_COOKIE_LENGTH) return null
     const bar = cookieValue.indexOf('|')
     if (bar <= 0) return null
     const token = cookieValue.slice(0, bar)
-    return verifyMac(ring, cookieValue.slice(bar + 1), token) ? token : null
+    const candidate = cookieValue.slice(bar + 1)
+    if (safeEqual(mac(ring.current, token), candidate)) return { token, stale: false }
+    return verifyMac(ring, candidate, token) ? { token, stale: true } : null
   }
+  const read = (cookieValue: unknown) => inspect(cookieValue)?.token ?? null
+  const resign = (token: string): CsrfIssue => ({ token, cookieValue: `${token}|${mac(ring.current, token)}` })
 
   return Object.freeze({
     read,
-    issue(): CsrfIssue {
-      const token = randomToken(32)
-      return { token, cookieValue: `${token}|${mac(ring.current, token)}` }
-    },
+    inspect,
+    resign,
+    issue: () => resign(randomToken(32)),
     verify(cookieValue: unknown, submitted: unknown): boolean {
       const token = read(cookieValue)
       if (token === null || typeof submitted !== 'string') return false

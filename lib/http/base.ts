@@ -1,10 +1,9 @@
+import { isIP } from 'node:net'
 import type { Request } from 'express'
 import type { ResolvedConfig } from '../config'
 import type { CookieSet } from '../config/cookies'
 import { baseUrl, DEFAULT_BASE_PATH, type BaseUrl } from '../config/url'
 import { AuthError } from '../errors'
-
-const HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i
 
 /** The service URL a request is served under, and the cookie set for its scheme. */
 export function serviceFor(config: ResolvedConfig, req: Request): { base: BaseUrl; cookieSet: CookieSet } {
@@ -12,15 +11,62 @@ export function serviceFor(config: ResolvedConfig, req: Request): { base: BaseUr
   return { base, cookieSet: base.secure ? config.cookies.secure : config.cookies.plain }
 }
 
-/** With `trustHost` and no `url` only: the service URL from the (trusted) proxy's headers. */
+/**
+ * With `trustHost` and no `url` only: the service URL from the (trusted) proxy's headers. A host
+ * that is not a complete, valid host name, IPv4 or bracketed IPv6 address with an optional port
+ * 1–65535 is refused with 400 (`InvalidHost`); nothing later can then fail to build a URL from it.
+ */
 export function baseFromHeaders(req: Request): BaseUrl {
   const host = first(req.headers['x-forwarded-host']) ?? req.headers.host ?? ''
   const proto = first(req.headers['x-forwarded-proto']) ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http')
-  if (!HOST.test(host) || (proto !== 'http' && proto !== 'https')) throw new AuthError('InvalidBody', 'the Host header is not a host name')
-  return baseUrl(`${proto}://${host.toLowerCase()}`, DEFAULT_BASE_PATH)
+  const origin = (proto === 'http' || proto === 'https') && isHost(host) ? originOf(`${proto}://${host}`) : null
+  if (origin === null) throw new AuthError('InvalidHost', 'the Host header is not a host name')
+  return baseUrl(origin, DEFAULT_BASE_PATH)
 }
 
 function first(value: string | string[] | undefined): string | undefined {
   const text = Array.isArray(value) ? value[0] : value
   return text?.split(',', 1)[0]?.trim() || undefined
+}
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i
+/** A last label that the URL parser reads as a number makes the whole name an IPv4 address. */
+const NUMERIC_LABEL = /^(?:0x[0-9a-f]*|\d+)$/i
+const PORT = /^\d{1,5}$/
+
+/** `name[:port]`, `a.b.c.d[:port]` or `[v6][:port]`, checked completely and in linear time. */
+export function isHost(host: string): boolean {
+  if (host.length === 0 || host.length > 270) return false
+  let name: string
+  let port: string | undefined
+  if (host.startsWith('[')) {
+    const close = host.indexOf(']')
+    if (close === -1 || isIP(host.slice(1, close)) !== 6) return false
+    const rest = host.slice(close + 1)
+    if (rest !== '' && !rest.startsWith(':')) return false
+    name = host.slice(0, close + 1)
+    port = rest === '' ? undefined : rest.slice(1)
+  } else {
+    const colon = host.indexOf(':')
+    name = colon === -1 ? host : host.slice(0, colon)
+    port = colon === -1 ? undefined : host.slice(colon + 1)
+    if (!isHostName(name)) return false
+  }
+  return port === undefined || (PORT.test(port) && Number(port) >= 1 && Number(port) <= 65535)
+}
+
+function isHostName(name: string): boolean {
+  if (name.length > 253) return false
+  const labels = name.split('.')
+  if (!labels.every((label) => LABEL.test(label))) return false
+  return !NUMERIC_LABEL.test(labels[labels.length - 1]!) || isIP(name) === 4
+}
+
+/** The URL parser's own origin for a host we accepted: the canonical form (default port dropped). */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin
+  } catch {
+    return null
+  }
 }

@@ -46,7 +46,15 @@ export function clearChunked(res: Response, cookies: Record<string, unknown>, de
   for (const name of presentNames(cookies, def.name)) clearCookie(res, def, name)
 }
 
+/**
+ * The cookie and those of its chunks the request carries, among the chunks that can exist: a
+ * request with hundreds of made-up `<name>.N` cookies gets at most MAX_CHUNKS + 1 Set-Cookie lines.
+ */
 function presentNames(cookies: Record<string, unknown>, name: string): string[] {
-  const prefix = `${name}.`
-  return Object.keys(cookies).filter((key) => key === name || (key.startsWith(prefix) && /^\d+$/.test(key.slice(prefix.length))))
+  const names = cookies[name] === undefined ? [] : [name]
+  for (let index = 0; index < MAX_CHUNKS; index++) {
+    const chunk = `${name}.${index}`
+    if (cookies[chunk] !== undefined) names.push(chunk)
+  }
+  return names
 }

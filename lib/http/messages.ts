@@ -83,6 +83,9 @@ export const en: Messages = {
     PayloadTooLarge: { heading: 'Request too large', message: 'The information sent was too large.' },
     UnsupportedMediaType: { heading: 'Unsupported request', message: 'The information sent was in a format this service does not accept.' },
     InvalidBody: { heading: 'Bad request', message: 'The information sent could not be read.' },
+    InvalidHost: { heading: 'Bad request', message: 'The address of this request is not valid.' },
+    RequestTimeout: { heading: 'Request timed out', message: 'The information sent took too long to arrive. Please try again.' },
+    TooManyRequests: { heading: 'Too many requests', message: 'Please wait a moment and try again.' },
     ServiceUnavailable: { heading: 'Service unavailable', message: 'The service is unavailable right now. Please try again in a moment.' },
   },
   verifyRequest: {

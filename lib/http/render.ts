@@ -3,7 +3,7 @@ import path from 'node:path'
 import * as ejs from 'ejs'
 import type { Response } from 'express'
 import { en, errorText, format, signinAlert, type Messages, type ViewName } from './messages'
-import { sendHtml } from './reply'
+import { noSniff, sendHtml } from './reply'
 
 export type { ViewName } from './messages'
 
@@ -176,6 +176,7 @@ const STYLESHEET_ETAG = `"${STYLESHEET.length.toString(36)}-${Math.floor(statSyn
 
 /** `GET {base}/assets/style.css`: the pages' only stylesheet, cacheable for a day. */
 export function sendStylesheet(res: Response): void {
+  noSniff(res)
   res.setHeader('Cache-Control', 'public, max-age=86400')
   res.setHeader('ETag', STYLESHEET_ETAG)
   if (matchesEtag(res.req?.headers['if-none-match'])) {

@@ -17,13 +17,31 @@ export function extraParams(query: URLSearchParams): Record<string, string> {
   return Object.fromEntries(params)
 }
 
+/**
+ * What a strategy may read of the request: its query and body, strings only (a host app's
+ * extended parsers make arrays and objects, which a strategy would put into errors and logs), in
+ * records without a prototype.
+ */
+export interface StrategyInput {
+  readonly query: URLSearchParams
+  readonly body: Record<string, unknown>
+}
+
+function stringFields(input: StrategyInput): { query: Record<string, string>; body: Record<string, string> } {
+  const query = Object.create(null) as Record<string, string>
+  for (const [name, value] of input.query) if (!Object.hasOwn(query, name)) query[name] = value
+  const body = Object.create(null) as Record<string, string>
+  for (const [name, value] of Object.entries(input.body)) if (typeof value === 'string') body[name] = value
+  return { query, body }
+}
+
 export type Started = { ok: true; url: string } | { ok: false; reason: string }
 
 /** Builds the authorization request; the flow starts (its cookie is set) through `start`. */
-export async function startAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: { callbackURL: string; start: FlowStart; params: Record<string, string>; nonce?: string }): Promise<Started> {
+export async function startAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: StrategyInput & { callbackURL: string; start: FlowStart; params: Record<string, string>; nonce?: string }): Promise<Started> {
   if (!(await runtime.ready())) return { ok: false, reason: 'the provider could not be set up (see the discovery error)' }
   const params = input.nonce === undefined ? input.params : { ...input.params, nonce: input.nonce }
-  const result = await runStrategy(registry.passport, runtime.provider.id, req, { callbackURL: input.callbackURL, state: input.start, [AUTHORIZATION_PARAMS]: params })
+  const result = await runStrategy(registry.passport, runtime.provider.id, req, { callbackURL: input.callbackURL, state: input.start, [AUTHORIZATION_PARAMS]: params }, stringFields(input))
   return result.kind === 'redirect' ? { ok: true, url: result.url } : { ok: false, reason: describe(result) }
 }
 
@@ -42,7 +60,7 @@ export type Finished =
  * Handles the provider's answer for a flow the caller has already checked: the code is exchanged
  * with the flow's PKCE verifier, the ID token verified (OIDC), and the user mapped.
  */
-export async function finishAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: { callbackURL: string; flow: Flow; body: Record<string, unknown>; iss: string | null }): Promise<Finished> {
+export async function finishAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: StrategyInput & { callbackURL: string; flow: Flow; iss: string | null }): Promise<Finished> {
   const ready = await runtime.ready()
   if (!ready) return { kind: 'failed', reason: 'the provider could not be set up (see the discovery error)' }
   const { provider } = runtime
@@ -52,7 +70,7 @@ export async function finishAuthorization(registry: OAuthRegistry, runtime: OAut
     if ((input.iss !== null || announced) && input.iss !== ready.oidc.metadata.issuer) return { kind: 'failed', reason: 'the iss parameter is missing or names another issuer' }
   }
   const { flow } = input
-  const result = await runStrategy(registry.passport, provider.id, req, { callbackURL: input.callbackURL }, { [CHECKED_FLOW]: flow, body: input.body })
+  const result = await runStrategy(registry.passport, provider.id, req, { callbackURL: input.callbackURL }, { [CHECKED_FLOW]: flow, ...stringFields(input) })
   if (result.kind !== 'success') return { kind: 'failed', reason: describe(result) }
   const { accessToken, refreshToken, params, profile } = result.user as { accessToken: string; refreshToken?: string; params: unknown; profile: Record<string, unknown> }
   const tokens = toTokens(accessToken, refreshToken, params)
@@ -66,19 +84,30 @@ export async function finishAuthorization(registry: OAuthRegistry, runtime: OAut
     if (seen.sub !== undefined && seen.sub !== idToken.claims.sub) return { kind: 'failed', reason: 'userinfo describes another subject than the ID token' }
     seen = { ...idToken.claims, ...seen, sub: idToken.claims.sub }
   }
-  const user = await (provider.profile ?? defaultProfile)(seen, tokens)
-  if (!user || typeof user.id !== 'string' || user.id === '') return { kind: 'failed', reason: 'the profile has no account id' }
+  let user: ProviderUser | null
+  try {
+    user = await (provider.profile ?? defaultProfile)(seen, tokens)
+  } catch (error) {
+    return { kind: 'failed', reason: `the provider's profile mapper threw: ${error instanceof Error ? error.message : typeof error}` }
+  }
+  if (!user || typeof user !== 'object' || typeof user.id !== 'string' || user.id === '') return { kind: 'failed', reason: 'the profile has no account id' }
   return { kind: 'signedIn', user, account: { provider: provider.id, type: 'oauth', providerAccountId: user.id, ...tokens }, profile: seen }
+}
+
+/** A string field of a provider's or strategy's error, shortened; anything else counts as absent. */
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value.slice(0, 200) : undefined
 }
 
 /** A log-safe description of a result that was not what the flow needed: no token, code or secret. */
 function describe(result: StrategyResult): string {
   switch (result.kind) {
-    case 'fail': return `refused: ${(result.challenge as { message?: string } | undefined)?.message ?? 'no reason given'}`
+    case 'fail': return `refused: ${text((result.challenge as { message?: unknown } | undefined)?.message) ?? 'no reason given'}`
     case 'error': {
-      const error = result.error as { name?: string; message?: string; code?: string; oauthError?: { statusCode?: number } }
-      const status = error.oauthError?.statusCode ? ` (HTTP ${error.oauthError.statusCode})` : ''
-      return `${error.name ?? 'Error'}: ${error.message ?? ''}${error.code ? ` [${error.code}]` : ''}${status}`
+      const error = (result.error ?? {}) as { name?: unknown; message?: unknown; code?: unknown; oauthError?: { statusCode?: unknown } }
+      const status = typeof error.oauthError?.statusCode === 'number' ? ` (HTTP ${error.oauthError.statusCode})` : ''
+      const code = text(error.code)
+      return `${text(error.name) ?? 'Error'}: ${text(error.message) ?? ''}${code ? ` [${code}]` : ''}${status}`
     }
     default: return `unexpected strategy action: ${result.kind}`
   }

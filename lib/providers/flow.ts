@@ -49,6 +49,14 @@ export interface FlowCookies {
 export const FLOW_LIFETIME = 15 * 60
 /** Several tabs may sign in at once; past this many flows, the oldest is dropped. */
 const MAX_FLOWS = 4
+/**
+ * All flow cookies together stay under this many characters (names and values), the oldest flows
+ * dropped first: with a long callbackUrl each, four flows would otherwise push the request headers
+ * past the server's limit, and every request of the site would fail until they expire.
+ */
+export const MAX_FLOW_BYTES = 4096
+/** Past this many flow cookies, the rest are left alone: a request cannot make us write hundreds. */
+const MAX_FLOW_COOKIES_READ = 8
 const now = () => Math.floor(Date.now() / 1000)
 
 /** Starts a flow: sets its cookie and returns the `state` to send to the provider. */
@@ -59,8 +67,10 @@ export function beginFlow(keys: FlowKeys, io: FlowCookies, csrfToken: string, fl
   const sealed: SealedFlow = { p: flow.provider, r, s, u: flow.callbackUrl, exp: now() + FLOW_LIFETIME }
   if (flow.verifier !== undefined) sealed.v = flow.verifier
   if (flow.nonce !== undefined) sealed.n = flow.nonce
-  dropOldest(keys, io)
-  setCookie(io.res, io.def, seal(keys.seal.current, sealed), FLOW_LIFETIME, `${io.def.name}.${id}`)
+  const name = `${io.def.name}.${id}`
+  const value = seal(keys.seal.current, sealed)
+  makeRoom(keys, io, name.length + value.length + 1)
+  setCookie(io.res, io.def, value, FLOW_LIFETIME, name)
   return `${id}.${s}`
 }
 
@@ -107,20 +117,34 @@ function isBound(keys: FlowKeys, sealed: SealedFlow, id: string, csrfToken: stri
   return verifyMac(keys.state, sealed.s, ...parts) || (sealed.b !== undefined && verifyMac(keys.state, sealed.b, ...parts))
 }
 
-function dropOldest(keys: FlowKeys, io: FlowCookies): void {
-  const live: Array<[string, number]> = []
+/**
+ * Before a new flow of `size` characters: drops flow cookies that do not open, then the oldest
+ * flows until at most MAX_FLOWS - 1 remain and all of them with the new one fit MAX_FLOW_BYTES.
+ */
+function makeRoom(keys: FlowKeys, io: FlowCookies, size: number): void {
+  const live: Array<{ name: string; exp: number; size: number }> = []
   for (const [name, , value] of flowCookies(io)) {
     const sealed = openFlow(keys, value)
-    if (sealed) live.push([name, sealed.exp])
+    if (sealed) live.push({ name, exp: sealed.exp, size: name.length + String(value).length + 1 })
     else clearCookie(io.res, io.def, name)
   }
-  live.sort((a, b) => a[1] - b[1])
-  for (const [name] of live.slice(0, Math.max(0, live.length - (MAX_FLOWS - 1)))) clearCookie(io.res, io.def, name)
+  live.sort((a, b) => b.exp - a.exp)
+  let total = size
+  live.forEach((flow, index) => {
+    total += flow.size
+    if (index >= MAX_FLOWS - 1 || total > MAX_FLOW_BYTES) clearCookie(io.res, io.def, flow.name)
+  })
 }
 
+/** The request's flow cookies: name, flow id and value, at most MAX_FLOW_COOKIES_READ of them. */
 function* flowCookies(io: FlowCookies): Generator<[string, string, unknown]> {
   const prefix = `${io.def.name}.`
-  for (const [name, value] of Object.entries(io.cookies)) if (name.startsWith(prefix)) yield [name, name.slice(prefix.length), value]
+  let seen = 0
+  for (const [name, value] of Object.entries(io.cookies)) {
+    if (!name.startsWith(prefix)) continue
+    if (++seen > MAX_FLOW_COOKIES_READ) return
+    yield [name, name.slice(prefix.length), value]
+  }
 }
 
 function openFlow(keys: FlowKeys, value: unknown): SealedFlow | null {

@@ -1,4 +1,5 @@
 import { decodeJws, verifyJws, type Jwk } from '../crypto/jws'
+import { safeEqual } from '../crypto/mac'
 import type { OidcProvider } from './types'
 
 /** What discovery gives (only the fields used here). */
@@ -11,21 +12,26 @@ export interface OidcMetadata {
   readonly authorization_response_iss_parameter_supported?: boolean
 }
 
-const TIMEOUT_MS = 5000
 /** Tolerated clock difference with the provider, in seconds. */
 const CLOCK_SKEW = 60
+/** Discovery documents and key sets are small; a larger answer is refused. */
+const MAX_ANSWER_BYTES = 1024 * 1024
 
-async function getJson(url: string): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { accept: 'application/json' } })
+/** A JSON object from a provider, within `timeoutMs` for the whole exchange (headers and body). */
+async function getJson(url: string, timeoutMs: number): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } })
   if (!res.ok) throw new Error(`${url} answered ${res.status}`)
-  const body: unknown = await res.json()
+  if (Number(res.headers.get('content-length')) > MAX_ANSWER_BYTES) throw new Error(`${url} answered more than ${MAX_ANSWER_BYTES} bytes`)
+  const text = await res.text()
+  if (text.length > MAX_ANSWER_BYTES) throw new Error(`${url} answered more than ${MAX_ANSWER_BYTES} bytes`)
+  const body: unknown = JSON.parse(text)
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error(`${url} did not answer a JSON object`)
   return body as Record<string, unknown>
 }
 
 /** Fetches and checks `{issuer}/.well-known/openid-configuration`. */
-export async function discover(provider: OidcProvider): Promise<OidcMetadata> {
-  const doc = await getJson(`${provider.issuer}/.well-known/openid-configuration`)
+export async function discover(provider: OidcProvider, timeoutMs: number): Promise<OidcMetadata> {
+  const doc = await getJson(`${provider.issuer}/.well-known/openid-configuration`, timeoutMs)
   if (doc.issuer !== provider.issuer) throw new Error(`discovery names the issuer ${JSON.stringify(doc.issuer)}, not ${JSON.stringify(provider.issuer)}`)
   for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
     if (typeof doc[field] !== 'string') throw new Error(`discovery has no ${field}`)
@@ -34,10 +40,10 @@ export async function discover(provider: OidcProvider): Promise<OidcMetadata> {
 }
 
 /** The issuer's signing keys: fetched once, and again (once) when a token names a key we do not have. */
-export function jwksCache(uri: string) {
+export function jwksCache(uri: string, timeoutMs: number) {
   let keys: Promise<Jwk[]> | null = null
   const load = () => {
-    const loading = getJson(uri).then((doc) => (Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : []))
+    const loading = getJson(uri, timeoutMs).then((doc) => (Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : []))
     keys = loading
     // Forget a failed fetch (so the next token tries again), unless a newer one has replaced it.
     loading.catch(() => { if (keys === loading) keys = null })
@@ -80,6 +86,6 @@ export async function verifyIdToken(
   if (audience.length > 1 && claims.azp !== expected.clientId) return { ok: false, reason: 'the ID token azp names another client' }
   if (typeof claims.exp !== 'number' || claims.exp + CLOCK_SKEW < now) return { ok: false, reason: 'the ID token has expired' }
   if (typeof claims.sub !== 'string' || claims.sub === '') return { ok: false, reason: 'the ID token has no subject' }
-  if (expected.nonce !== undefined && claims.nonce !== expected.nonce) return { ok: false, reason: 'the ID token nonce does not match the flow' }
+  if (expected.nonce !== undefined && (typeof claims.nonce !== 'string' || !safeEqual(claims.nonce, expected.nonce))) return { ok: false, reason: 'the ID token nonce does not match the flow' }
   return { ok: true, claims }
 }

@@ -1,6 +1,7 @@
 import { Passport } from 'passport'
 import type OAuth2Strategy from 'passport-oauth2'
 import type { Log } from '../logger'
+import { limitOAuthRequests } from './deadline'
 import { UserinfoStrategy } from './generic-strategy'
 import { discover, jwksCache, type OidcMetadata } from './oidc'
 import { flowStateStore } from './state-store'
@@ -29,7 +30,8 @@ export interface OAuthRegistry {
   get(id: string): OAuthRuntime | undefined
 }
 
-export function createOAuthRegistry(providers: readonly ProviderInfo[], log: Log): OAuthRegistry {
+/** `timeoutMs`: the deadline of every request to a provider (discovery, keys, token, userinfo). */
+export function createOAuthRegistry(providers: readonly ProviderInfo[], log: Log, timeoutMs: number): OAuthRegistry {
   const passport = new Passport()
   const runtimes = new Map<string, OAuthRuntime>()
   for (const info of providers) {
@@ -38,23 +40,23 @@ export function createOAuthRegistry(providers: readonly ProviderInfo[], log: Log
     if (!provider.checks.includes('pkce')) {
       log('warn', 'config.warning', `provider ${provider.id} runs without PKCE (checks has no 'pkce'); keep it only for a provider that rejects PKCE`)
     }
-    runtimes.set(provider.id, { provider, ready: setUp(passport, provider, log) })
+    runtimes.set(provider.id, { provider, ready: setUp(passport, provider, log, timeoutMs) })
   }
   return Object.freeze({ passport, get: (id: string) => runtimes.get(id) })
 }
 
-function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log): () => Promise<Ready | null> {
+function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, timeoutMs: number): () => Promise<Ready | null> {
   if (provider.protocol !== 'oidc') {
-    passport.use(provider.id, build(provider))
+    passport.use(provider.id, build(provider, timeoutMs))
     const ready: Ready = {}
     return async () => ready
   }
   // Discovery happens on the first sign-in, once; a failure is retried on a later attempt.
   let pending: Promise<Ready | null> | null = null
   return () => {
-    pending ??= discover(provider).then((metadata) => {
-      passport.use(provider.id, build(provider, metadata))
-      return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri) } }
+    pending ??= discover(provider, timeoutMs).then((metadata) => {
+      passport.use(provider.id, build(provider, timeoutMs, metadata))
+      return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs) } }
     }, (error: unknown) => {
       log('error', 'config.warning', `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${error instanceof Error ? error.message : String(error)}`)
       pending = null
@@ -65,7 +67,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log): (
 }
 
 /** The strategy, built by the package: its callback URL (per request), its state store, PKCE, its verify function. */
-function build(provider: OAuthProvider, metadata?: OidcMetadata): OAuth2Strategy {
+function build(provider: OAuthProvider, timeoutMs: number, metadata?: OidcMetadata): OAuth2Strategy {
   const managed = { store: flowStateStore, pkce: provider.checks.includes('pkce') ? 'S256' : false, passReqToCallback: true }
   const strategy: OAuth2Strategy = provider.protocol === 'passport'
     ? new provider.strategy({ ...provider.options, ...managed } as never, verify as never) as unknown as OAuth2Strategy
@@ -82,6 +84,7 @@ function build(provider: OAuthProvider, metadata?: OidcMetadata): OAuth2Strategy
   // nonce and the app's extra parameters on top of the strategy's own.
   const own = strategy.authorizationParams.bind(strategy)
   strategy.authorizationParams = (options: Record<string, unknown>) => ({ ...own(options), ...(options[AUTHORIZATION_PARAMS] as object | undefined) })
+  limitOAuthRequests(strategy, timeoutMs)
   return strategy
 }
 

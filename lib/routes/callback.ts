@@ -3,7 +3,7 @@ import { sendRedirect } from '../http/reply'
 import { checkFlow } from '../providers/flow'
 import { finishAuthorization } from '../providers/authorize'
 import { completeSignIn } from './complete-sign-in'
-import { flowCookies, serviceUrl, type Context } from './context'
+import { flowCookies, serviceUrl, stringParam, type Context } from './context'
 
 /**
  * GET and POST /callback/:provider: the provider sends the user back. Any failure (state, flow
@@ -15,10 +15,7 @@ export async function oauthCallback(ctx: Context): Promise<void> {
   const runtime = svc.oauth.get(ctx.provider ?? '')
   if (!runtime) throw new AuthError('NotFound', 'no such provider')
   const id = runtime.provider.id
-  const param = (name: string) => {
-    const value = ctx.body[name] ?? ctx.query.get(name)
-    return typeof value === 'string' ? value : null
-  }
+  const param = (name: string) => stringParam(ctx, name)
   const csrfToken = svc.csrf.read(ctx.cookies[ctx.cookieSet.csrfToken.name])
   const fail = (code: 'OAuthCallback' | 'AccessDenied', reason: string) => {
     svc.log(code === 'AccessDenied' ? 'info' : 'warn', 'callback.error', `provider ${id}: ${reason}`)
@@ -32,8 +29,11 @@ export async function oauthCallback(ctx: Context): Promise<void> {
   if (error === 'access_denied') return fail('AccessDenied', 'the user declined')
   if (error !== null) return fail('OAuthCallback', 'the provider answered with an error')
   if (!flow) return fail('OAuthCallback', 'the state or the flow cookie did not match')
+  // Refused here, before any token request, rather than left to the strategy.
+  if (!param('code')) return fail('OAuthCallback', 'the provider sent no code')
+  if (runtime.provider.checks.includes('pkce') && !flow.verifier) return fail('OAuthCallback', 'the flow has no PKCE verifier')
   const finished = await finishAuthorization(svc.oauth, runtime, ctx.req, {
-    callbackURL: `${ctx.base.href}/callback/${id}`, flow, body: ctx.body, iss: param('iss'),
+    callbackURL: `${ctx.base.href}/callback/${id}`, flow, query: ctx.query, body: ctx.body, iss: param('iss'),
   })
   if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
   await completeSignIn(ctx, { user: finished.user, account: finished.account, profile: finished.profile, callbackUrl: flow.callbackUrl, ...(flow.id ? { flowId: flow.id } : {}) })

@@ -1,18 +1,42 @@
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
 import type { LogLevel } from '../logger'
 import { sendEmpty } from '../http/reply'
 import type { Context } from './context'
 
-const LEVELS: ReadonlySet<string> = new Set<LogLevel>(['error', 'warn', 'debug'])
+/** A beacon entry is a level, a code and a short message: a few hundred bytes. */
+export const CLIENT_LOG_BODY_LIMIT = 4096
+const ENTRIES_PER_MINUTE = 30
+
+/** Browsers report what went wrong; none of it is ours to shout about, so `warn` is the ceiling. */
+const LEVELS: ReadonlyMap<string, LogLevel> = new Map([['error', 'warn'], ['warn', 'warn'], ['debug', 'debug']])
+
+export function createClientLogLimiter(): RateLimiterMemory {
+  return new RateLimiterMemory({ points: ENTRIES_PER_MINUTE, duration: 60 })
+}
 
 /**
- * POST /_log: the v4 client's log beacon. Anyone can send it, so it is treated as data: a level
- * from an allow-list, short strings only, and nothing else from the body.
+ * POST /_log: the v4 client's log beacon. Anyone can send it, so it is treated as data: a small
+ * body, a few entries a minute per client IP (`req.ip`, which honours the app's `trust proxy`), a
+ * level from an allow-list and never above `warn`, short strings only, and `source: 'client'` on
+ * every entry so that nobody mistakes it for the service's own.
  */
 export async function clientLog(ctx: Context): Promise<void> {
+  const refusal = await overLimit(ctx)
+  if (refusal !== null) return sendEmpty(ctx.res, 429, { 'Retry-After': String(refusal) })
   const { level, code, message } = ctx.body
-  const safeLevel = typeof level === 'string' && LEVELS.has(level) ? (level as LogLevel) : 'debug'
-  ctx.svc.log(safeLevel, 'client.log', 'the client reported a problem', { code: short(code, 64), clientMessage: short(message, 500) })
+  const safeLevel = (typeof level === 'string' ? LEVELS.get(level) : undefined) ?? 'debug'
+  ctx.svc.log(safeLevel, 'client.log', 'the client reported a problem', { source: 'client', code: short(code, 64), clientMessage: short(message, 500) })
   sendEmpty(ctx.res, 200)
+}
+
+/** Seconds to wait when this client has sent too many entries, else null. */
+async function overLimit(ctx: Context): Promise<number | null> {
+  try {
+    await ctx.svc.clientLogLimiter.consume(ctx.req.ip ?? 'unknown')
+    return null
+  } catch (refused) {
+    return refused instanceof RateLimiterRes ? Math.max(1, Math.ceil(refused.msBeforeNext / 1000)) : 60
+  }
 }
 
 function short(value: unknown, max: number): string | undefined {

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express'
+import type { RateLimiterMemory } from 'rate-limiter-flexible'
 import type { ResolvedConfig } from '../config'
 import type { CookieSet } from '../config/cookies'
 import type { BaseUrl } from '../config/url'
@@ -21,6 +22,8 @@ export interface Services {
   readonly providersJson: (base: BaseUrl) => string
   readonly oauth: OAuthRegistry
   readonly flowKeys: FlowKeys
+  /** Counts `POST /_log` entries per client IP. */
+  readonly clientLogLimiter: RateLimiterMemory
 }
 
 /** One request as a handler sees it. */
@@ -50,14 +53,28 @@ export function flowCookies(ctx: Context): FlowCookies {
   return { cookies: ctx.cookies, def: ctx.cookieSet.flow, res: ctx.res }
 }
 
-/** The CSRF token of a valid cookie, or a new one whose cookie is set on this response. */
+/**
+ * The CSRF token of a valid cookie, or a new one whose cookie is set on this response. A cookie
+ * signed under a rotated-out secret keeps its token and is signed again with the current one, so
+ * that the old secret can be dropped without cutting off a browser.
+ */
 export function ensureCsrfToken(ctx: Context): string {
   const def = ctx.cookieSet.csrfToken
-  const current = ctx.svc.csrf.read(ctx.cookies[def.name])
-  if (current !== null) return current
-  const issued = ctx.svc.csrf.issue()
+  const found = ctx.svc.csrf.inspect(ctx.cookies[def.name])
+  if (found !== null && !found.stale) return found.token
+  const issued = found === null ? ctx.svc.csrf.issue() : ctx.svc.csrf.resign(found.token)
   setCookie(ctx.res, def, issued.cookieValue)
   return issued.token
+}
+
+/**
+ * A request parameter as a string: the POST body's field, else the query's. Only strings count:
+ * an array or object (a host app's extended body parser makes them) is treated as absent.
+ */
+export function stringParam(ctx: Context, name: string): string | null {
+  const fromBody = ctx.body[name]
+  if (typeof fromBody === 'string') return fromBody
+  return ctx.query.get(name)
 }
 
 /** `302 Location`, or `{"url"}` in JSON mode. */
@@ -86,7 +103,7 @@ export function pageUrl(ctx: Context, page: string): string {
  */
 export async function callbackTarget(ctx: Context): Promise<string> {
   const { trustedOrigins, callbacks } = ctx.svc.config
-  const raw = ctx.body.callbackUrl ?? ctx.query.get('callbackUrl') ?? ctx.cookies[ctx.cookieSet.callbackUrl.name]
+  const raw = stringParam(ctx, 'callbackUrl') ?? ctx.cookies[ctx.cookieSet.callbackUrl.name]
   const accepted = checkCallbackUrl(raw, ctx.base, trustedOrigins)
   if (accepted === null && typeof raw === 'string' && raw !== '') {
     ctx.svc.log('info', 'redirect.rejected', 'a callbackUrl outside the trusted origins was replaced by the site origin')

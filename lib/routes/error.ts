@@ -8,7 +8,8 @@ const SHOWN_ON_SIGNIN: ReadonlySet<string> = new Set([
   'OAuthAccountNotLinked', 'EmailSignin', 'CredentialsSignin', 'SessionRequired',
 ])
 
-const STATUS: Readonly<Record<string, number>> = { Configuration: 500, AccessDenied: 403, Verification: 403 }
+// A Map: `?error=constructor` must find nothing here, not Object's constructor.
+const STATUS: ReadonlyMap<string, number> = new Map([['Configuration', 500], ['AccessDenied', 403], ['Verification', 403]])
 
 /** GET /error?error=<Code>: the app's error page, the sign-in page, or the built-in error page. */
 export async function error(ctx: Context): Promise<void> {
@@ -16,6 +17,6 @@ export async function error(ctx: Context): Promise<void> {
   if (pages.error) return sendRedirect(ctx.res, pageUrl(ctx, pages.error))
   const code = ctx.query.get('error') ?? 'Default'
   if (SHOWN_ON_SIGNIN.has(code)) return sendRedirect(ctx.res, serviceUrl(ctx, '/signin', { error: code }))
-  const status = STATUS[code]
-  renderErrorPage(ctx.res, status ?? 200, status ? code : 'Default', ctx.base.href)
+  const status = STATUS.get(code)
+  renderErrorPage(ctx.res, status ?? 200, status === undefined ? 'Default' : code, ctx.base.href)
 }

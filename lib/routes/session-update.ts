@@ -13,11 +13,14 @@ export async function updateSession(ctx: Context): Promise<void> {
   if (!record) return sendJson(res, 200, svc.config.emptySession, true)
   const newData = ctx.body.data
   const { update } = svc.config.callbacks
-  const data = update ? await update({ record, newData }) : undefined
-  if (data !== undefined) {
-    record = { ...record, data }
+  const data: unknown = update ? await update({ record, newData }) : undefined
+  if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
+    record = { ...record, data: data as Record<string, unknown> }
     await svc.sessions.save(cookie, record)
+  } else if (data !== undefined) {
+    // Anything but an object (or undefined: keep) would seal a session that no longer opens.
+    svc.log('error', 'callback.error', 'callbacks.update answered something other than an object or undefined: the session was left as it was')
   }
-  const session = await clientSession(record, svc.config.callbacks, 'update', newData)
-  sendJson(res, 200, JSON.stringify(session), true)
+  const session = await clientSession(record, svc.config.callbacks, svc.log, 'update', newData)
+  sendJson(res, 200, session === null ? svc.config.emptySession : JSON.stringify(session), true)
 }

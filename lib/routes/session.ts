@@ -17,7 +17,8 @@ export async function getSession(ctx: Context): Promise<void> {
     return sendJson(res, 200, svc.config.emptySession, true)
   }
   const record = await svc.sessions.renewIfDue(cookie, found)
-  const session = await clientSession(record, svc.config.callbacks)
+  const session = await clientSession(record, svc.config.callbacks, svc.log)
+  if (session === null) return sendJson(res, 200, svc.config.emptySession, true)
   await emit(ctx, 'session', svc.config.events.session, { session, record })
   sendJson(res, 200, JSON.stringify(session), true)
 }

@@ -9,8 +9,8 @@ import { fromClaims, toClaims } from './record'
  */
 export function cookieStore(ring: KeyRing): SessionStore {
   return Object.freeze({
-    async read(token: string, nowSeconds: number) {
-      return fromClaims(open(ring, token), nowSeconds)
+    async read(token: string, nowSeconds: number, maxLifetime: number) {
+      return fromClaims(open(ring, token), nowSeconds, maxLifetime)
     },
     async write(record: Parameters<SessionStore['write']>[0]) {
       return seal(ring.current, toClaims(record))

@@ -40,6 +40,7 @@ export interface SessionManager {
 export interface SessionTiming {
   readonly maxAge: number
   readonly updateAge: number
+  readonly maxLifetime: number
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
@@ -55,12 +56,12 @@ export function createSessionManager(store: SessionStore, timing: SessionTiming)
 
     async read(cookie: SessionCookie) {
       const token = readChunked(cookie.cookies, cookie.def.name)
-      return token === null ? null : store.read(token, nowSeconds())
+      return token === null ? null : store.read(token, nowSeconds(), timing.maxLifetime)
     },
 
     async create(cookie: SessionCookie, input: NewSession) {
       const now = nowSeconds()
-      const record: SessionRecord = { ...input, issuedAt: now, expiresAt: now + timing.maxAge }
+      const record: SessionRecord = { ...input, createdAt: now, issuedAt: now, expiresAt: now + timing.maxAge }
       // A new session never reuses a token the browser brought with it.
       await write(cookie, record, null)
       return record
@@ -68,8 +69,9 @@ export function createSessionManager(store: SessionStore, timing: SessionTiming)
 
     async renewIfDue(cookie: SessionCookie, record: SessionRecord) {
       const now = nowSeconds()
-      if (now - record.issuedAt < timing.updateAge) return record
-      const renewed = { ...record, issuedAt: now, expiresAt: now + timing.maxAge }
+      // Renewal stops at the absolute lifetime: a renewal that would not move the expiry is skipped.
+      if (now - record.issuedAt < timing.updateAge || record.expiresAt >= record.createdAt + timing.maxLifetime) return record
+      const renewed = { ...record, issuedAt: now, expiresAt: Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime) }
       await write(cookie, renewed, readChunked(cookie.cookies, cookie.def.name))
       return renewed
     },

@@ -1,22 +1,28 @@
 import type { SessionRecord, SessionUser } from '../config/types'
 
-/** The record as JWT claims (`sub`, `iat`, `exp`), so that `jose.jwtDecrypt` reads our cookies too. */
+/**
+ * The record as JWT claims (`sub`, `iat`, `exp`, and OpenID's `auth_time` for the sign-in), so that
+ * `jose.jwtDecrypt` reads our cookies too.
+ */
 export function toClaims(record: SessionRecord): Record<string, unknown> {
-  const claims: Record<string, unknown> = { sub: record.userId, user: record.user, iat: record.issuedAt, exp: record.expiresAt }
+  const claims: Record<string, unknown> = { sub: record.userId, user: record.user, iat: record.issuedAt, exp: record.expiresAt, auth_time: record.createdAt }
   if (record.data !== undefined) claims.data = record.data
   return claims
 }
 
-/** A record from untrusted claims, or null when any part is not what we write or has expired. */
-export function fromClaims(claims: Record<string, unknown> | null, nowSeconds: number): SessionRecord | null {
+/**
+ * A record from untrusted claims, or null when any part is not what we write, or when it has
+ * expired or outlived `maxLifetime` seconds since sign-in.
+ */
+export function fromClaims(claims: Record<string, unknown> | null, nowSeconds: number, maxLifetime: number): SessionRecord | null {
   if (!claims) return null
-  const { sub, user, data, iat, exp } = claims
-  if (typeof sub !== 'string' || sub === '' || typeof iat !== 'number' || typeof exp !== 'number') return null
-  if (!(exp > nowSeconds)) return null
+  const { sub, user, data, iat, exp, auth_time: createdAt } = claims
+  if (typeof sub !== 'string' || sub === '' || typeof iat !== 'number' || typeof exp !== 'number' || typeof createdAt !== 'number') return null
+  if (!(exp > nowSeconds) || !(createdAt + maxLifetime > nowSeconds)) return null
   const parsedUser = toUser(user)
   if (!parsedUser) return null
   if (data !== undefined && (data === null || typeof data !== 'object' || Array.isArray(data))) return null
-  const record: SessionRecord = { userId: sub, user: parsedUser, issuedAt: iat, expiresAt: exp }
+  const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
   if (data !== undefined) record.data = data as Record<string, unknown>
   return record
 }

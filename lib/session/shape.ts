@@ -1,4 +1,5 @@
 import type { Callbacks, Session, SessionRecord } from '../config/types'
+import type { Log } from '../logger'
 
 /** The default client-safe object: the user's name, e-mail and picture, and the expiry. Nothing else. */
 export function defaultSession(record: SessionRecord): Session {
@@ -8,14 +9,21 @@ export function defaultSession(record: SessionRecord): Session {
   }
 }
 
-/** The object the client sees: the default, reshaped by the app's `session` callback when it has one. */
+/**
+ * The object the client sees: the default, reshaped by the app's `session` callback when it has
+ * one. A callback that answers anything but a plain object fails closed: null (no session), logged.
+ */
 export async function clientSession(
   record: SessionRecord,
   callbacks: Readonly<Callbacks>,
+  log: Log,
   trigger: 'get' | 'update' = 'get',
   newData?: unknown,
-): Promise<Session> {
+): Promise<Session | null> {
   const session = defaultSession(record)
   if (!callbacks.session) return session
-  return callbacks.session({ session, record, trigger, newData })
+  const shaped: unknown = await callbacks.session({ session, record, trigger, newData })
+  if (shaped !== null && typeof shaped === 'object' && !Array.isArray(shaped)) return shaped as Session
+  log('error', 'callback.error', `callbacks.session answered ${shaped === null ? 'null' : Array.isArray(shaped) ? 'an array' : typeof shaped}, not a session object: the request is answered as signed out`)
+  return null
 }

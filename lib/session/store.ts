@@ -6,8 +6,8 @@ import type { SessionRecord } from '../config/types'
  * is an opaque random value whose hash is the key (a later issue).
  */
 export interface SessionStore {
-  /** The record for a token, or null for anything invalid, expired or unknown. Never throws for bad input. */
-  read(token: string, nowSeconds: number): Promise<SessionRecord | null>
+  /** The record for a token, or null for anything invalid, expired (or past `maxLifetime`) or unknown. Never throws for bad input. */
+  read(token: string, nowSeconds: number, maxLifetime: number): Promise<SessionRecord | null>
   /** Stores the record and returns the token for the cookie (`previous` when the store keeps tokens). */
   write(record: SessionRecord, previous: string | null): Promise<string>
   /** Forgets the session behind a token. */

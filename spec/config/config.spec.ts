@@ -19,12 +19,17 @@ describe('configuration', () => {
   it('applies the documented defaults', () => {
     const config = resolveConfig(valid, {})
     expect(config.base).toEqual({ origin: 'http://localhost:3000', path: '/api/auth', href: BASE, secure: false })
-    expect(config.session).toEqual({ strategy: 'cookie', maxAge: 30 * 86400, updateAge: 86400 })
+    expect(config.session).toEqual({ strategy: 'cookie', maxAge: 30 * 86400, updateAge: 86400, maxLifetime: 30 * 86400 })
+    expect(config.bodyTimeout).toBe(10_000)
+    expect(config.providerTimeout).toBe(10_000)
     expect(config.cookies.plain.sessionToken.name).toBe('auth.session-token')
     expect(config.cookies.plain.csrfToken.attrs).toBe('; Path=/; HttpOnly; SameSite=Lax')
     const https = resolveConfig({ ...valid, url: 'https://example.com/api/auth' }, {})
+    // Every https cookie without a Domain is __Host-: no sibling subdomain can plant it.
     expect(https.cookies.secure.csrfToken.name).toBe('__Host-auth.csrf-token')
-    expect(https.cookies.secure.sessionToken.name).toBe('__Secure-auth.session-token')
+    expect(https.cookies.secure.sessionToken.name).toBe('__Host-auth.session-token')
+    expect(https.cookies.secure.flow.name).toBe('__Host-auth.flow')
+    expect(https.cookies.secure.callbackUrl.name).toBe('__Host-auth.callback-url')
     expect(https.cookies.secure.sessionToken.attrs).toBe('; Path=/; HttpOnly; SameSite=Lax; Secure')
     expect(config.emptySession).toBe('{}')
     expect(Object.isFrozen(config)).toBe(true)
@@ -101,10 +106,23 @@ describe('configuration', () => {
     ])
   })
 
-  it('uses the __Secure- prefix for a CSRF cookie given a Domain (a __Host- cookie cannot have one)', () => {
-    const config = resolveConfig({ ...valid, url: 'https://example.com/api/auth', cookies: { csrfToken: { options: { domain: 'example.com' } } } }, {})
+  it('uses the __Secure- prefix only for a cookie given a Domain or a Path (a __Host- cookie can have neither)', () => {
+    const config = resolveConfig({ ...valid, url: 'https://example.com/api/auth', cookies: { csrfToken: { options: { domain: 'example.com' } }, sessionToken: { options: { path: '/app' } } } }, {})
     expect(config.cookies.secure.csrfToken.name).toBe('__Secure-auth.csrf-token')
     expect(config.cookies.secure.csrfToken.attrs).toContain('Domain=example.com')
+    expect(config.cookies.secure.sessionToken.name).toBe('__Secure-auth.session-token')
+    expect(config.cookies.secure.flow.name).toBe('__Host-auth.flow')
+  })
+
+  it('checks the absolute session lifetime and the deadlines', () => {
+    expect(resolveConfig({ ...valid, session: { maxAge: 90 * 86400 } }, {}).session.maxLifetime).toBe(90 * 86400)
+    expect(resolveConfig({ ...valid, session: { maxAge: 3600, maxLifetime: 7200 } }, {}).session.maxLifetime).toBe(7200)
+    expect(configError(() => resolveConfig({ ...valid, session: { maxAge: 7200, maxLifetime: 3600 } }, {}))).toMatch(/session\.maxLifetime.*at least.*session\.maxAge/)
+    expect(configError(() => resolveConfig({ ...valid, session: { maxLifetime: -1 } }, {}))).toMatch(/session\.maxLifetime/)
+    for (const option of ['bodyTimeout', 'providerTimeout'] as const) {
+      expect(resolveConfig({ ...valid, [option]: 250 }, {})[option]).toBe(250)
+      for (const bad of [0, 1.5, '10s', 10 * 60_000 + 1]) expect(configError(() => resolveConfig({ ...valid, [option]: bad } as never, {}))).toMatch(new RegExp(`\`${option}\` must be a whole number of milliseconds`))
+    }
   })
 
   it('fails fast at auth() and explains app.use(auth) without the call', async () => {

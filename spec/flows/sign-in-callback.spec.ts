@@ -49,15 +49,37 @@ describe("the app's signIn callback", () => {
     expect(await browser.session()).toEqual({})
   })
 
-  it('a throw ends on an error page, not a 500: its own code for an AuthError, else Callback', async () => {
+  it('a throw ends on an error page, not a 500: its own code for an AuthError, else AccessDenied', async () => {
     const browser = new Browser(h)
     decide = () => { throw new AuthError('OAuthAccountNotLinked', 'linked elsewhere') }
     expect((await browser.signIn('oidc')).headers.get('location')).toBe(`${h.base}/error?error=OAuthAccountNotLinked`)
     decide = () => { throw new Error('database down') }
     const res = await browser.signIn('oidc')
-    expect(res.headers.get('location')).toBe(`${h.base}/error?error=Callback`)
-    expect(h.logs).toContainEqual(expect.objectContaining({ event: 'callback.error', level: 'error', message: expect.stringContaining('database down') }))
+    expect(res.headers.get('location')).toBe(`${h.base}/error?error=AccessDenied`)
+    expect(h.logs).toContainEqual(expect.objectContaining({ event: 'callback.error', level: 'warn', message: expect.stringContaining('database down') }))
     expect(await browser.session()).toEqual({})
+    expect(signedIn).toEqual([])
+  })
+
+  it.each([
+    ['null', null, 'null'],
+    ['undefined', undefined, 'undefined'],
+    ['0', 0, 'the number 0'],
+    ['NaN', Number.NaN, 'NaN'],
+    ['an empty object', {}, 'an object'],
+    ['a user row', { id: 7, name: 'Alice' }, 'an object'],
+    ['a grant with a bad userId', { userId: 42 }, 'an object'],
+    ['a grant with data that is not an object', { data: 'x' }, 'an object'],
+    ['an array', ['ok'], 'an array'],
+    ['a promise of null', Promise.resolve(null), 'null'],
+  ])('fails closed on %s: AccessDenied, nobody signed in, a warning naming the type', async (_label, answer, named) => {
+    decide = () => answer as SignInResult
+    const browser = new Browser(h)
+    expect((await browser.signIn('oidc')).headers.get('location')).toBe(`${h.base}/error?error=AccessDenied`)
+    expect(browser.cookie('auth.session-token')).toBeUndefined()
+    expect(await browser.session()).toEqual({})
+    expect(signedIn).toEqual([])
+    expect(h.logs).toContainEqual(expect.objectContaining({ event: 'callback.error', level: 'warn', message: expect.stringContaining(`answered ${named}`) }))
   })
 
   it("an object gives the session the app's own user id and server-side data", async () => {

@@ -42,7 +42,7 @@ let jwks: ReturnType<typeof jwksCache>
 beforeAll(async () => {
   ;[rs256, es256, ps256, eddsa] = await Promise.all([signer('RS256'), signer('ES256'), signer('PS256'), signer('EdDSA')])
   issuer.served.keys = [rs256, es256, ps256, eddsa].map((key) => key.jwk)
-  jwks = jwksCache(await issuer.uri)
+  jwks = jwksCache(await issuer.uri, 5000)
 })
 afterAll(() => issuer.close())
 
@@ -103,7 +103,7 @@ describe('the issuer key cache', () => {
     const down = jwksServer()
     const uri = await down.uri
     await down.close()
-    const result = await verifyIdToken(await idToken(rs256), EXPECTED, jwksCache(uri))
+    const result = await verifyIdToken(await idToken(rs256), EXPECTED, jwksCache(uri, 5000))
     expect(result).toEqual({ ok: false, reason: expect.stringMatching(/^the issuer keys could not be fetched/) })
   })
 
@@ -111,7 +111,7 @@ describe('the issuer key cache', () => {
     const rotating = jwksServer()
     try {
       rotating.served.keys = [rs256.jwk]
-      const cache = jwksCache(await rotating.uri)
+      const cache = jwksCache(await rotating.uri, 5000)
       const next = await signer('ES256', 'next-key')
       await expect(verifyIdToken(await idToken(rs256), EXPECTED, cache)).resolves.toMatchObject({ ok: true })
       expect(rotating.served.fetches).toBe(1)
@@ -163,7 +163,7 @@ describe('malformed tokens', () => {
       sloppy.served.keys = [null, 'a string', {}, { kty: 'EC', crv: 'P-256', x: 'bad', y: 'bad' }, es256.jwk]
       const token = await idToken(es256)
       expect(() => verifyJws(token, sloppy.served.keys as Jwk[])).not.toThrow()
-      await expect(verifyIdToken(token, EXPECTED, jwksCache(await sloppy.uri))).resolves.toMatchObject({ ok: true })
+      await expect(verifyIdToken(token, EXPECTED, jwksCache(await sloppy.uri, 5000))).resolves.toMatchObject({ ok: true })
     } finally {
       await sloppy.close()
     }
