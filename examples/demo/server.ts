@@ -5,9 +5,10 @@ import { homePage, privatePage } from './pages'
 import { readSettings } from './settings'
 
 /**
- * The demo behind `npm start`: an Express app with the auth service mounted at /api/auth, signing
- * in through an OpenID Connect provider (its own embedded one, or OIDC_ISSUER), a home page that
- * shows who is signed in, and a page guarded by requireAuth().
+ * The demo behind `npm start`: an Express app with the auth service mounted at the path of
+ * SERVICE_AUTH_URL (/api/auth by default), signing in through an OpenID Connect provider (its own
+ * embedded one, or OIDC_ISSUER), a home page that shows who is signed in, and a page guarded by
+ * requireAuth().
  */
 async function main() {
   const settings = readSettings(process.env)
@@ -24,12 +25,13 @@ async function main() {
   })
 
   const app = express()
-  app.use('/api/auth', authRouter)
+  // Mounted at the root, the router serves under the base path of SERVICE_AUTH_URL by itself.
+  app.use(authRouter)
   app.get('/', (req, res, next) => {
-    authRouter.getSession(req).then((session) => res.type('html').send(homePage(session)), next)
+    authRouter.getSession(req).then((session) => res.type('html').send(homePage(settings.basePath, session)), next)
   })
   app.get('/private', authRouter.requireAuth(), (_req, res) => {
-    res.type('html').send(privatePage(res.locals.session as Session))
+    res.type('html').send(privatePage(settings.basePath, res.locals.session as Session))
   })
 
   const server = app.listen(settings.port, () => {

@@ -3,7 +3,10 @@ import { randomBytes } from 'node:crypto'
 /** The demo's settings, from the environment, with embedded defaults so that `npm start` just works. */
 export interface DemoSettings {
   port: number
+  /** The service URL as the package reads it: origin and base path, no trailing slash. */
   url: string
+  /** The path of `url` (`/api/auth` when it has none): where the demo mounts the auth router. */
+  basePath: string
   secret: string
   /** True when no SERVICE_AUTH_SECRET was given and a random one was made. */
   secretIsRandom: boolean
@@ -16,7 +19,7 @@ export interface DemoSettings {
 export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
   const port = Number(env.PORT ?? 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number; got ${JSON.stringify(env.PORT)}`)
-  const url = env.SERVICE_AUTH_URL || `http://localhost:${port}/api/auth`
+  const { url, basePath } = serviceUrl(env.SERVICE_AUTH_URL || `http://localhost:${port}/api/auth`)
   const given = env.SERVICE_AUTH_SECRET || undefined
   if (given !== undefined && given.length < 32) {
     fail(`SERVICE_AUTH_SECRET is ${given.length} characters long; it needs 32 or more (try: openssl rand -base64 32)`)
@@ -29,11 +32,39 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
   return {
     port,
     url,
+    basePath,
     secret: given ?? randomBytes(32).toString('base64url'),
     secretIsRandom: given === undefined,
     oidc: some === 3 ? { issuer: issuer!, clientId: clientId!, clientSecret: clientSecret! } : null,
     idpPort,
   }
+}
+
+/**
+ * SERVICE_AUTH_URL split the way the package splits it (lib/config/url.ts): the origin, and the path
+ * without trailing slashes, `/api/auth` when there is none. The demo mounts the router at that path,
+ * links its pages under it and registers `{url}/callback/oidc` with its identity provider, so all
+ * three agree with the URLs the package emits.
+ */
+function serviceUrl(value: string): { url: string; basePath: string } {
+  let parsed: URL
+  try {
+    parsed = new URL(value)
+  } catch {
+    fail(`SERVICE_AUTH_URL must be an absolute http(s) URL such as http://localhost:3000/api/auth; got ${JSON.stringify(value)}`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    fail(`SERVICE_AUTH_URL must be an absolute http(s) URL such as http://localhost:3000/api/auth; got ${JSON.stringify(value)}`)
+  }
+  if (parsed.username || parsed.password || parsed.search || parsed.hash) {
+    fail(`SERVICE_AUTH_URL must not carry credentials, a query or a fragment; got ${JSON.stringify(value)}`)
+  }
+  let start = 0
+  let end = parsed.pathname.length
+  while (start < end && parsed.pathname[start] === '/') start++
+  while (end > start && parsed.pathname[end - 1] === '/') end--
+  const basePath = start === end ? '/api/auth' : `/${parsed.pathname.slice(start, end)}`
+  return { url: parsed.origin + basePath, basePath }
 }
 
 function fail(message: string): never {
