@@ -104,10 +104,11 @@ function describe(result: StrategyResult): string {
   switch (result.kind) {
     case 'fail': return `refused: ${text((result.challenge as { message?: unknown } | undefined)?.message) ?? 'no reason given'}`
     case 'error': {
-      const error = (result.error ?? {}) as { name?: unknown; message?: unknown; code?: unknown; oauthError?: { statusCode?: unknown } }
+      const error = (result.error ?? {}) as { name?: unknown; message?: unknown; code?: unknown; oauthError?: { statusCode?: unknown; message?: unknown } }
       const status = typeof error.oauthError?.statusCode === 'number' ? ` (HTTP ${error.oauthError.statusCode})` : ''
+      const cause = text(error.oauthError?.message)
       const code = text(error.code)
-      return `${text(error.name) ?? 'Error'}: ${text(error.message) ?? ''}${code ? ` [${code}]` : ''}${status}`
+      return `${text(error.name) ?? 'Error'}: ${text(error.message) ?? ''}${cause ? `: ${cause}` : ''}${code ? ` [${code}]` : ''}${status}`
     }
     default: return `unexpected strategy action: ${result.kind}`
   }

@@ -1,0 +1,174 @@
+import { createServer as createHttpServer, type Server } from 'node:http'
+import { connect, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net'
+import express from 'express'
+import { auth, oauth2, oidc, type AuthOptions, type LogEntry } from '../../lib'
+import { SECRET } from '../support/app'
+import { CookieJar } from '../support/cookie-jar'
+import { freePort } from '../support/process'
+
+/**
+ * Providers that never answer, answer half, or are asked nothing at all: every outgoing request
+ * has a deadline, and a callback without a code or without its PKCE verifier is refused before
+ * any token request is made.
+ */
+
+const DEADLINE = 300
+
+/** A TCP server that accepts every connection and never says a word. */
+async function silentServer(): Promise<{ url: string; sockets: Socket[]; close(): Promise<void> }> {
+  const sockets: Socket[] = []
+  const server: TcpServer = createTcpServer((socket) => { sockets.push(socket) })
+  const port = await freePort()
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sockets,
+    close: () => new Promise((resolve) => { sockets.forEach((socket) => socket.destroy()); server.close(() => resolve()) }),
+  }
+}
+
+/** A provider whose token endpoint answers a token and whose userinfo endpoint never answers; it counts token requests. */
+async function halfProvider(): Promise<{ url: string; tokenRequests: () => number; close(): Promise<void> }> {
+  let tokens = 0
+  const server: Server = createHttpServer((req, res) => {
+    if (req.url?.startsWith('/token')) {
+      tokens++
+      res.setHeader('Content-Type', 'application/json')
+      res.end(JSON.stringify({ access_token: 'at', token_type: 'Bearer' }))
+    }
+    // /userinfo: never answered
+  })
+  const port = await freePort()
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${port}`,
+    tokenRequests: () => tokens,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+  }
+}
+
+async function serve(options: AuthOptions): Promise<{ base: string; logs: LogEntry[]; close(): Promise<void> }> {
+  const logs: LogEntry[] = []
+  const app = express()
+  app.use('/api/auth', auth({ secret: SECRET, logger: (entry) => logs.push(entry), providerTimeout: DEADLINE, bodyTimeout: DEADLINE, ...options, url: undefined as never, trustHost: true }))
+  const port = await freePort()
+  const server = await new Promise<Server>((resolve) => { const s = app.listen(port, '127.0.0.1', () => resolve(s)) })
+  return { base: `http://localhost:${port}/api/auth`, logs, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }) }
+}
+
+/** POST /signin/:provider as the sign-in page would; the answer and the `state` it sent to the provider. */
+async function startSignIn(jar: CookieJar, base: string, provider: string) {
+  const { csrfToken } = (await (await jar.fetch(`${base}/csrf`)).json()) as { csrfToken: string }
+  const res = await jar.fetch(`${base}/signin/${provider}`, { method: 'POST', body: new URLSearchParams({ csrfToken, callbackUrl: '/done' }) })
+  const location = res.headers.get('location') ?? ''
+  return { res, location, state: location.includes('state=') ? new URL(location).searchParams.get('state')! : '' }
+}
+
+describe('outgoing requests have a deadline (providerTimeout)', () => {
+  it('an issuer that never answers discovery: the sign-in fails with OAuthSignin, promptly', async () => {
+    const silent = await silentServer()
+    const app = await serve({ providers: [oidc({ id: 'mute', issuer: silent.url, clientId: 'c', clientSecret: 's' })] })
+    try {
+      const { res } = await startSignIn(new CookieJar(), app.base, 'mute')
+      expect(res.status).toBe(302)
+      expect(res.headers.get('location')).toBe(`${app.base}/error?error=OAuthSignin`)
+      expect(silent.sockets.length).toBeGreaterThan(0)
+      expect(JSON.stringify(app.logs)).toMatch(/timeout|aborted/i)
+    } finally {
+      await app.close()
+      await silent.close()
+    }
+  })
+
+  it('a token endpoint that never answers: the callback fails with OAuthCallback and nobody is signed in', async () => {
+    const silent = await silentServer()
+    const app = await serve({ providers: [oauth2({ id: 'mute', clientId: 'c', clientSecret: 's', authorizationUrl: `${silent.url}/authorize`, tokenUrl: `${silent.url}/token` })] })
+    try {
+      const jar = new CookieJar()
+      const { state } = await startSignIn(jar, app.base, 'mute')
+      const back = await jar.fetch(`${app.base}/callback/mute?code=abc&state=${encodeURIComponent(state)}`, {}, { crossSite: true })
+      expect(back.headers.get('location')).toBe(`${app.base}/error?error=OAuthCallback`)
+      expect(jar.get('localhost', 'auth.session-token')).toBeUndefined()
+      expect(JSON.stringify(app.logs)).toContain(`no complete answer within ${DEADLINE} ms`)
+    } finally {
+      await app.close()
+      await silent.close()
+    }
+  })
+
+  it('a userinfo endpoint that never answers: the callback fails with OAuthCallback', async () => {
+    const half = await halfProvider()
+    const app = await serve({ providers: [oauth2({ id: 'half', clientId: 'c', clientSecret: 's', authorizationUrl: `${half.url}/authorize`, tokenUrl: `${half.url}/token`, userinfoUrl: `${half.url}/userinfo` })] })
+    try {
+      const jar = new CookieJar()
+      const { state } = await startSignIn(jar, app.base, 'half')
+      const back = await jar.fetch(`${app.base}/callback/half?code=abc&state=${encodeURIComponent(state)}`, {}, { crossSite: true })
+      expect(back.headers.get('location')).toBe(`${app.base}/error?error=OAuthCallback`)
+      expect(half.tokenRequests()).toBe(1)
+      expect(jar.get('localhost', 'auth.session-token')).toBeUndefined()
+    } finally {
+      await app.close()
+      await half.close()
+    }
+  })
+})
+
+describe('checks made before any token request', () => {
+  it('a callback without a code is refused, and the token endpoint is never asked', async () => {
+    const half = await halfProvider()
+    const app = await serve({ providers: [oauth2({ id: 'half', clientId: 'c', clientSecret: 's', authorizationUrl: `${half.url}/authorize`, tokenUrl: `${half.url}/token` })] })
+    try {
+      const jar = new CookieJar()
+      const { state } = await startSignIn(jar, app.base, 'half')
+      const back = await jar.fetch(`${app.base}/callback/half?state=${encodeURIComponent(state)}`, {}, { crossSite: true })
+      expect(back.headers.get('location')).toBe(`${app.base}/error?error=OAuthCallback`)
+      expect(half.tokenRequests()).toBe(0)
+      expect(app.logs).toContainEqual(expect.objectContaining({ event: 'callback.error', message: expect.stringContaining('no code') }))
+    } finally {
+      await app.close()
+      await half.close()
+    }
+  })
+
+  it('a flow without a PKCE verifier is refused by a provider that requires PKCE, before any token request', async () => {
+    const half = await halfProvider()
+    const endpoints = { clientId: 'c', clientSecret: 's', authorizationUrl: `${half.url}/authorize`, tokenUrl: `${half.url}/token` }
+    // The same secret and provider id, once without PKCE (the flow cookie then holds no verifier) and once with it.
+    const lax = await serve({ providers: [oauth2({ id: 'half', checks: ['state'], ...endpoints })], logger: false })
+    const strict = await serve({ providers: [oauth2({ id: 'half', ...endpoints })] })
+    try {
+      const jar = new CookieJar()
+      const { state } = await startSignIn(jar, lax.base, 'half')
+      const back = await jar.fetch(`${strict.base}/callback/half?code=abc&state=${encodeURIComponent(state)}`, {}, { crossSite: true })
+      expect(back.headers.get('location')).toBe(`${strict.base}/error?error=OAuthCallback`)
+      expect(half.tokenRequests()).toBe(0)
+      expect(strict.logs).toContainEqual(expect.objectContaining({ message: expect.stringContaining('no PKCE verifier') }))
+    } finally {
+      await lax.close()
+      await strict.close()
+      await half.close()
+    }
+  })
+})
+
+describe('request bodies have a deadline (bodyTimeout)', () => {
+  it('a sender that stops half way gets 408 and the connection closes', async () => {
+    const app = await serve({})
+    try {
+      const { port } = new URL(app.base)
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(`POST /api/auth/signout HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ncsrfToken=`)
+        })
+        let text = ''
+        socket.on('data', (data) => { text += String(data) })
+        socket.on('close', () => resolve(text))
+        socket.on('error', reject)
+      })
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i)
+    } finally {
+      await app.close()
+    }
+  })
+})
