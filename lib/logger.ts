@@ -9,7 +9,6 @@ export type LogEvent =
   | 'csrf.invalid'
   | 'session.invalid'
   | 'session.created'
-  | 'session.store_error'
   | 'signout'
   | 'redirect.rejected'
   | 'request.invalid'
