@@ -2,7 +2,10 @@ import express from 'express'
 import request from 'supertest'
 import { auth, type Session } from '../lib'
 import { testOptions } from './support/app'
-import { sessionCookieFor } from './support/sessions'
+import { clockAt } from './support/clock'
+import { VALID_AT, VECTORS, sessionCookie } from './support/sessions'
+
+clockAt(VALID_AT)
 
 function hostApp(overrides = {}) {
   const { logs, ...options } = testOptions(overrides)
@@ -18,7 +21,7 @@ describe("the host app's helpers", () => {
   it('getSession(req) gives the session object, or null', async () => {
     const app = hostApp()
     await request(app).get('/whoami').expect(200, { session: null })
-    const res = await request(app).get('/whoami').set('Cookie', await sessionCookieFor({ name: 'Ada' })).expect(200)
+    const res = await request(app).get('/whoami').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
     expect(res.body.session.user.name).toBe('Ada')
     const bad = await request(app).get('/whoami').set('Cookie', 'auth.session-token=%ZZ').expect(200)
     expect(bad.body).toEqual({ session: null })
@@ -26,7 +29,7 @@ describe("the host app's helpers", () => {
 
   it('requireAuth() lets a signed-in user through with res.locals.session', async () => {
     const app = hostApp()
-    await request(app).get('/private/page').set('Cookie', await sessionCookieFor({ name: 'Ada' })).expect(200, 'hello Ada')
+    await request(app).get('/private/page').set('Cookie', sessionCookie(VECTORS.ada)).expect(200, 'hello Ada')
   })
 
   it('requireAuth() sends a page request to the sign-in page with callbackUrl and SessionRequired', async () => {
@@ -56,7 +59,7 @@ describe('the request is left as it was', () => {
     app.get('/set', cookieParser('host-secret'), (_req, res) => { res.cookie('pref', 'dark', { signed: true }).end() })
     const set = await request(app).get('/set')
     const signed = String(set.headers['set-cookie']).split(';', 1)[0]
-    const res = await request(app).get('/signed').set('Cookie', `${signed}; ${await sessionCookieFor({ name: 'Ada' })}`).expect(200)
+    const res = await request(app).get('/signed').set('Cookie', `${signed}; ${sessionCookie(VECTORS.ada)}`).expect(200)
     expect(res.body).toEqual({ signed: { pref: 'dark' } })
     expect(logs).toEqual([])
   })

@@ -1,10 +1,13 @@
 import { createCipheriv, randomBytes } from 'node:crypto'
 import { EncryptJWT, jwtDecrypt } from 'jose'
-import { deriveKey, keyRing } from '../../lib/crypto/keys'
+import type { KeyRing } from '../../lib/crypto/keys'
 import { open, seal } from '../../lib/crypto/jwe'
+import { ADA, DAY, KEYS, SIGNED_IN_AT, VECTORS, keyFromHex } from '../support/sessions'
 
-const SECRET = 'x'.repeat(40)
-const ring = keyRing([SECRET], 'session')
+// Keys are the committed HKDF outputs (see spec/crypto/keys.spec.ts), not derived by lib/.
+const KEY = keyFromHex(KEYS.session)
+const ringOf = (...keys: Buffer[]): KeyRing => ({ current: keys[0]!, all: keys })
+const ring = ringOf(KEY)
 const now = () => Math.floor(Date.now() / 1000)
 
 describe('JWE (dir + A256GCM)', () => {
@@ -13,9 +16,13 @@ describe('JWE (dir + A256GCM)', () => {
     expect(open(ring, token)).toEqual({ sub: 'u1', n: 1 })
   })
 
+  it('opens a known-answer token sealed by jose, to exactly its claims', () => {
+    expect(open(ring, VECTORS.ada)).toEqual({ sub: 'github:1', user: ADA, iat: SIGNED_IN_AT, exp: SIGNED_IN_AT + 30 * DAY, auth_time: SIGNED_IN_AT })
+  })
+
   it('seals tokens the jose library decrypts and validates as a JWT', async () => {
     const token = seal(ring.current, { sub: 'u1', iat: now(), exp: now() + 60 })
-    const { payload, protectedHeader } = await jwtDecrypt(token, deriveKey(SECRET, 'session'))
+    const { payload, protectedHeader } = await jwtDecrypt(token, KEY)
     expect(protectedHeader).toEqual({ alg: 'dir', enc: 'A256GCM' })
     expect(payload.sub).toBe('u1')
   })
@@ -24,7 +31,7 @@ describe('JWE (dir + A256GCM)', () => {
     const token = await new EncryptJWT({ user: { name: 'Ada' } })
       .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
       .setSubject('u2')
-      .encrypt(deriveKey(SECRET, 'session'))
+      .encrypt(KEY)
     expect(open(ring, token)).toMatchObject({ sub: 'u2', user: { name: 'Ada' } })
   })
 
@@ -40,8 +47,10 @@ describe('JWE (dir + A256GCM)', () => {
   })
 
   it('opens with any key of the ring and seals with the first (rotation)', () => {
-    const old = keyRing(['o'.repeat(40)], 'session')
-    const rotated = keyRing(['n'.repeat(40), 'o'.repeat(40)], 'session')
+    const oldKey = randomBytes(32)
+    const newKey = randomBytes(32)
+    const old = ringOf(oldKey)
+    const rotated = ringOf(newKey, oldKey)
     const oldToken = seal(old.current, { sub: 'old' })
     expect(open(rotated, oldToken)).toEqual({ sub: 'old' })
     expect(open(old, seal(rotated.current, { sub: 'new' }))).toBeNull()
@@ -64,9 +73,9 @@ describe('JWE (dir + A256GCM)', () => {
   })
 
   it('does not open a token sealed for another purpose or with another secret', () => {
-    const csrfToken = seal(keyRing([SECRET], 'csrf').current, { sub: 'u1' })
-    const otherSecret = seal(keyRing(['y'.repeat(40)], 'session').current, { sub: 'u1' })
+    const csrfToken = seal(keyFromHex(KEYS.csrf), { sub: 'u1' })
     expect(open(ring, csrfToken)).toBeNull()
-    expect(open(ring, otherSecret)).toBeNull()
+    expect(open(ring, VECTORS.otherSecret)).toBeNull()
+    expect(open(ringOf(keyFromHex(KEYS.otherSecretSession)), VECTORS.otherSecret)).toMatchObject({ sub: 'github:1' })
   })
 })

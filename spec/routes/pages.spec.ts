@@ -1,8 +1,9 @@
 import request from 'supertest'
 import { oidc } from '../../lib'
 import { makeApp } from '../support/app'
-import { expectCookie, expectNoCookies } from '../support/cookies'
-import { sessionCookieFor } from '../support/sessions'
+import { restoreClock, useClock } from '../support/clock'
+import { expectCookie, expectNoCookies, findCookie } from '../support/cookies'
+import { VALID_AT, VECTORS, sessionCookie } from '../support/sessions'
 
 const provider = (id: string, name: string) => oidc({ id, name, issuer: 'https://idp.example.com', clientId: 'app', clientSecret: 'secret' })
 // The e-mail form is covered by spec/http/render.spec.ts until the e-mail provider exists.
@@ -23,6 +24,8 @@ function externalUrls(html: string) {
 }
 
 describe('the built-in pages', () => {
+  afterEach(restoreClock)
+
   it('GET /signin shows a form per OAuth provider, with the CSRF token its cookie holds', async () => {
     const { app } = makeApp({ providers })
     const res = await request(app).get('/api/auth/signin?callbackUrl=%2Fdashboard').expect(200).expect('Content-Type', /html/)
@@ -49,12 +52,14 @@ describe('the built-in pages', () => {
   })
 
   it('GET /signout asks first and signs nobody out', async () => {
+    useClock(VALID_AT)
     const { app } = makeApp()
-    const res = await request(app).get('/api/auth/signout?callbackUrl=%2Fbye').set('Cookie', await sessionCookieFor({ name: 'Ada' })).expect(200)
+    const res = await request(app).get('/api/auth/signout?callbackUrl=%2Fbye').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
     const [form] = forms(res.text)
     expect(form).toEqual({ action: 'http://localhost:3000/api/auth/signout', fields: { csrfToken: expect.any(String), callbackUrl: 'http://localhost:3000/bye' } })
     expectCookie(res, 'auth.csrf-token')
     expect(res.text).not.toMatch(/session-token/)
+    expect(findCookie(res, 'auth.session-token')).toBeUndefined()
   })
 
   it('GET /verify-request and GET /error render pages', async () => {

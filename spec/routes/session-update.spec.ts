@@ -2,9 +2,12 @@ import request from 'supertest'
 import { makeApp } from '../support/app'
 import { expectCookie, expectNoCookies, findCookie } from '../support/cookies'
 import { csrfPair } from '../support/csrf'
-import { sessionCookieFor } from '../support/sessions'
+import { clockAt } from '../support/clock'
+import { VALID_AT, VECTORS, sessionCookie } from '../support/sessions'
 
 describe('POST /session (update)', () => {
+  clockAt(VALID_AT)
+
   it('shows the client data to the callbacks, keeps only what the update callback returns', async () => {
     const { app } = makeApp({
       callbacks: {
@@ -13,7 +16,7 @@ describe('POST /session (update)', () => {
       },
     })
     const { token, cookie } = await csrfPair(app)
-    const session = await sessionCookieFor({ name: 'Ada' })
+    const session = sessionCookie(VECTORS.ada)
     const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${session}`)
       .send({ csrfToken: token, data: { theme: 'dark', role: 'admin' } }).expect(200)
     expect(res.body).toMatchObject({ theme: 'dark', trigger: 'update', sent: { theme: 'dark', role: 'admin' } })
@@ -25,7 +28,7 @@ describe('POST /session (update)', () => {
   it('keeps nothing the client sends when the app has no update callback', async () => {
     const { app } = makeApp()
     const { token, cookie } = await csrfPair(app)
-    const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${await sessionCookieFor({ name: 'Ada' })}`)
+    const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${sessionCookie(VECTORS.ada)}`)
       .send({ csrfToken: token, data: { name: 'Mallory' } }).expect(200)
     expect(res.body.user.name).toBe('Ada')
     expectNoCookies(res)
@@ -34,7 +37,7 @@ describe('POST /session (update)', () => {
   it('answers 400 {} and changes nothing with a missing or wrong CSRF token', async () => {
     const { app, logs } = makeApp({ callbacks: { update: () => ({ changed: true }) } })
     const { cookie } = await csrfPair(app)
-    const session = await sessionCookieFor({ name: 'Ada' })
+    const session = sessionCookie(VECTORS.ada)
     for (const body of [{ data: {} }, { csrfToken: 'wrong', data: {} }]) {
       const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${session}`).send(body).expect(400, {})
       expectNoCookies(res)
@@ -45,7 +48,7 @@ describe('POST /session (update)', () => {
   it('drops chunks a smaller session no longer needs', async () => {
     const { app } = makeApp({ callbacks: { update: () => ({}) } })
     const { token, cookie } = await csrfPair(app)
-    const big = await sessionCookieFor({ name: 'Ada' }, { data: { blob: 'x'.repeat(6000) } })
+    const big = sessionCookie(VECTORS.large)
     const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${big}`).send({ csrfToken: token }).expect(200)
     expectCookie(res, 'auth.session-token', { cleared: false })
     const sentChunks = big.split('; ').map((pair) => pair.split('=', 1)[0]!)

@@ -1,23 +1,10 @@
-import { EncryptJWT } from 'jose'
 import request from 'supertest'
-import { deriveKey } from '../../lib/crypto/keys'
-import { makeApp, SECRET } from '../support/app'
+import { makeApp } from '../support/app'
+import { clockAt, setClock } from '../support/clock'
 import { expectCookie, expectNoCookies, findCookie, setCookies } from '../support/cookies'
-import { sessionCookieFor } from '../support/sessions'
+import { DAY, SIGNED_IN_AT, VALID_AT, VECTORS, sessionCookie } from '../support/sessions'
 
-const ada = { id: 'github:1', name: 'Ada', email: 'ada@example.com', image: 'https://example.com/ada.png' }
-const now = () => Math.floor(Date.now() / 1000)
-
-/** A session cookie sealed by the jose library, with chosen claims. */
-async function joseSession(claims: { iat: number; exp: number }, user: object = { name: 'Ada' }) {
-  const token = await new EncryptJWT({ user })
-    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
-    .setSubject('github:1')
-    .setIssuedAt(claims.iat)
-    .setExpirationTime(claims.exp)
-    .encrypt(deriveKey(SECRET, 'session'))
-  return `auth.session-token=${token}`
-}
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString()
 
 /** Changes one character in the middle of the ciphertext part (the last character of a part may only carry padding bits). */
 function tamperCiphertext(cookie: string): string {
@@ -30,6 +17,9 @@ function tamperCiphertext(cookie: string): string {
 }
 
 describe('GET /session', () => {
+  // Every vector but `expired` is valid at VALID_AT; a test that needs another time moves the clock.
+  clockAt(VALID_AT)
+
   it('answers {} with no cookie, sets nothing, and is never cached', async () => {
     const { app } = makeApp()
     const res = await request(app).get('/api/auth/session').expect(200, {})
@@ -39,33 +29,30 @@ describe('GET /session', () => {
 
   it('answers the client-safe session object: user and expires, not the user id or server data', async () => {
     const { app } = makeApp()
-    const cookie = await sessionCookieFor(ada, { data: { accessToken: 'secret-token' } })
-    const res = await request(app).get('/api/auth/session').set('Cookie', cookie).expect(200)
-    expect(res.body).toEqual({ user: { name: 'Ada', email: 'ada@example.com', image: 'https://example.com/ada.png' }, expires: expect.any(String) })
-    expect(new Date(res.body.expires).getTime()).toBeGreaterThan(Date.now() + 29 * 86400_000)
+    const res = await request(app).get('/api/auth/session').set('Cookie', sessionCookie(VECTORS.adaWithToken)).expect(200)
+    expect(res.body).toEqual({ user: { name: 'Ada', email: 'ada@example.com', image: 'https://example.com/ada.png' }, expires: iso(SIGNED_IN_AT + 30 * DAY) })
     expect(JSON.stringify(res.body)).not.toMatch(/github:1|secret-token/)
   })
 
   it('lets the session callback reshape the object, with the server-side record at hand', async () => {
     const { app } = makeApp({ callbacks: { session: ({ session, record }) => ({ ...session, userId: record.userId, token: record.data?.accessToken }) } })
-    const cookie = await sessionCookieFor(ada, { data: { accessToken: 'at-1' } })
-    const res = await request(app).get('/api/auth/session').set('Cookie', cookie)
-    expect(res.body).toMatchObject({ userId: 'github:1', token: 'at-1', user: { name: 'Ada' } })
+    const res = await request(app).get('/api/auth/session').set('Cookie', sessionCookie(VECTORS.adaWithToken))
+    expect(res.body).toMatchObject({ userId: 'github:1', token: 'secret-token', user: { name: 'Ada' } })
   })
 
   it.each([
-    ['expired', () => joseSession({ iat: now() - 100, exp: now() - 1 })],
-    ['sealed with another secret', () => sessionCookieFor(ada, { secret: 'z'.repeat(40) })],
-    ['tampered', async () => tamperCiphertext(await sessionCookieFor(ada))],
-    ['truncated', async () => (await sessionCookieFor(ada)).slice(0, -10)],
-    ['not base64url', () => Promise.resolve('auth.session-token=%ZZ%%not*base64')],
-    ['a j: JSON cookie', () => Promise.resolve('auth.session-token=j:{"sub":"github:1"}')],
-    ['a bad j: value', () => Promise.resolve('auth.session-token=j:[')],
-    ['huge', () => Promise.resolve(`auth.session-token=${'A'.repeat(12000)}`)],
-    ['a user of the wrong shape', () => joseSession({ iat: now(), exp: now() + 60 }, { name: 42 })],
+    ['expired', () => sessionCookie(VECTORS.expired)],
+    ['sealed with another secret', () => sessionCookie(VECTORS.otherSecret)],
+    ['tampered', () => tamperCiphertext(sessionCookie(VECTORS.ada))],
+    ['truncated', () => sessionCookie(VECTORS.ada).slice(0, -10)],
+    ['not base64url', () => 'auth.session-token=%ZZ%%not*base64'],
+    ['a j: JSON cookie', () => 'auth.session-token=j:{"sub":"github:1"}'],
+    ['a bad j: value', () => 'auth.session-token=j:['],
+    ['huge', () => `auth.session-token=${'A'.repeat(12000)}`],
+    ['a user of the wrong shape', () => sessionCookie(VECTORS.wrongUser)],
   ])('answers {} and clears a cookie that is %s', async (_label, makeCookie) => {
     const { app } = makeApp()
-    const res = await request(app).get('/api/auth/session').set('Cookie', await makeCookie()).expect(200, {})
+    const res = await request(app).get('/api/auth/session').set('Cookie', makeCookie()).expect(200, {})
     expectCookie(res, 'auth.session-token', { cleared: true })
   })
 
@@ -77,40 +64,41 @@ describe('GET /session', () => {
 
   it('renews the cookie only when it is older than updateAge (rolling expiry)', async () => {
     const { app } = makeApp({ session: { maxAge: 3600, updateAge: 60 } })
-    const fresh = await request(app).get('/api/auth/session').set('Cookie', await joseSession({ iat: now() - 10, exp: now() + 3590 }))
+    const cookie = sessionCookie(VECTORS.oneHour)
+    setClock(SIGNED_IN_AT + 10)
+    const fresh = await request(app).get('/api/auth/session').set('Cookie', cookie)
     expect(fresh.body.user.name).toBe('Ada')
     expectNoCookies(fresh)
-    const due = await request(app).get('/api/auth/session').set('Cookie', await joseSession({ iat: now() - 120, exp: now() + 3480 }))
+    setClock(SIGNED_IN_AT + 120)
+    const due = await request(app).get('/api/auth/session').set('Cookie', cookie)
     const renewed = expectCookie(due, 'auth.session-token', { httpOnly: true, sameSite: 'Lax' })
-    expect(Number(renewed.attributes['max-age'])).toBeGreaterThanOrEqual(3599)
-    expect(new Date(due.body.expires).getTime()).toBeGreaterThan(Date.now() + 3590_000)
+    expect(renewed.attributes['max-age']).toBe('3600')
+    expect(due.body.expires).toBe(iso(SIGNED_IN_AT + 120 + 3600))
   })
 
   it('splits a large session over several cookies and reads it back', async () => {
     const { app } = makeApp({ callbacks: { session: ({ session, record }) => ({ ...session, bio: record.data?.bio }) } })
-    const bio = 'b'.repeat(6000)
-    const cookie = await sessionCookieFor(ada, { data: { bio } })
+    const cookie = sessionCookie(VECTORS.large)
     expect(cookie).toMatch(/auth\.session-token\.0=.*; auth\.session-token\.1=/)
     const res = await request(app).get('/api/auth/session').set('Cookie', cookie).expect(200)
-    expect(res.body.bio).toBe(bio)
+    expect(res.body.bio).toBe('b'.repeat(6000))
   })
 
   it('fires events.session for a valid session only', async () => {
     const seen: string[] = []
     const { app } = makeApp({ events: { session: ({ record }) => { seen.push(record.userId) } } })
     await request(app).get('/api/auth/session')
-    await request(app).get('/api/auth/session').set('Cookie', await sessionCookieFor(ada))
+    await request(app).get('/api/auth/session').set('Cookie', sessionCookie(VECTORS.ada))
     expect(seen).toEqual(['github:1'])
   })
 
-  it('keeps the cookie attributes of an https service on renewal: Secure and __Secure-', async () => {
+  // Every https cookie without a Domain override is __Host-: no sibling subdomain can plant it.
+  it('keeps the cookie attributes of an https service on renewal: Secure and __Host-', async () => {
     const { app } = makeApp({ url: 'https://example.com/api/auth', session: { maxAge: 3600, updateAge: 1 } })
-    const cookie = (await sessionCookieFor(ada, { secure: true, maxAge: 3600 })).replace('=', '=')
-    expect(cookie.startsWith('__Secure-auth.session-token=')).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const cookie = sessionCookie(VECTORS.oneHour, '__Host-auth.session-token')
     const res = await request(app).get('/api/auth/session').set('Cookie', cookie).expect(200)
-    expect(res.body.user.name).toBe('Ada')
-    expectCookie(res, '__Secure-auth.session-token', { secure: true, httpOnly: true })
+    expect(res.body.user?.name).toBe('Ada')
+    expectCookie(res, '__Host-auth.session-token', { secure: true, httpOnly: true, path: '/' })
     expect(findCookie(res, 'auth.session-token')).toBeUndefined()
     expect(setCookies(res)).toHaveLength(1)
   })

@@ -4,16 +4,17 @@ import { auth } from '../../lib'
 import { makeApp, testOptions } from '../support/app'
 import { expectCookie, expectNoCookies, findCookie } from '../support/cookies'
 import { csrfPair } from '../support/csrf'
-import { sessionCookieFor } from '../support/sessions'
-
-const ada = { id: 'github:1', name: 'Ada' }
+import { clockAt } from '../support/clock'
+import { VALID_AT, VECTORS, sessionCookie } from '../support/sessions'
 
 describe('POST /signout', () => {
+  clockAt(VALID_AT)
+
   it('clears the session and redirects to the validated callbackUrl', async () => {
     const signedOut: unknown[] = []
     const { app, logs } = makeApp({ events: { signOut: ({ record }) => { signedOut.push(record?.userId) } } })
     const { token, cookie } = await csrfPair(app)
-    const session = await sessionCookieFor(ada)
+    const session = sessionCookie(VECTORS.ada)
     const res = await request(app).post('/api/auth/signout').set('Cookie', `${cookie}; ${session}`).type('form')
       .send({ csrfToken: token, callbackUrl: '/goodbye' }).expect(302)
     expect(res.headers.location).toBe('http://localhost:3000/goodbye')
@@ -34,7 +35,7 @@ describe('POST /signout', () => {
   it('signs nobody out without a valid CSRF token: 302 to the page with csrf=true, or 403 in JSON mode', async () => {
     const { app, logs } = makeApp()
     const { token, cookie } = await csrfPair(app)
-    const session = await sessionCookieFor(ada)
+    const session = sessionCookie(VECTORS.ada)
     const page = await request(app).post('/api/auth/signout').set('Cookie', session).type('form').send({ csrfToken: token }).expect(302)
     expect(page.headers.location).toBe('http://localhost:3000/api/auth/signout?csrf=true')
     expectNoCookies(page)
@@ -47,7 +48,7 @@ describe('POST /signout', () => {
   it('reads the CSRF token from the body only, never the query string or a header', async () => {
     const { app } = makeApp()
     const { token, cookie } = await csrfPair(app)
-    const session = await sessionCookieFor(ada)
+    const session = sessionCookie(VECTORS.ada)
     const query = await request(app).post(`/api/auth/signout?csrfToken=${token}`).set('Cookie', `${cookie}; ${session}`).expect(302)
     expect(query.headers.location).toMatch(/csrf=true/)
     const header = await request(app).post('/api/auth/signout').set('Cookie', `${cookie}; ${session}`).set('X-CSRF-Token', token).set('csrf-token', token).expect(302)
@@ -56,7 +57,7 @@ describe('POST /signout', () => {
 
   it('never signs out on GET', async () => {
     const { app } = makeApp()
-    const res = await request(app).get('/api/auth/signout').set('Cookie', await sessionCookieFor(ada)).expect(200)
+    const res = await request(app).get('/api/auth/signout').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
     expect(findCookie(res, 'auth.session-token')).toBeUndefined()
   })
 

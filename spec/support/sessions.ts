@@ -1,37 +1,29 @@
-import type { Response } from 'express'
-import { buildCookieSet } from '../../lib/config/cookies'
-import type { SessionUser } from '../../lib/config/types'
-import { keyRing } from '../../lib/crypto/keys'
-import { cookieStore } from '../../lib/session/cookie-store'
-import { createSessionManager } from '../../lib/session/manager'
-import { SECRET } from './app'
+/**
+ * Session cookies for specs, from the known-answer vectors of ./session-vectors (never minted by
+ * lib/): a spec sets the clock (./clock) to a time when its vector is valid, then sends it.
+ */
+export { ADA, DAY, KEYS, OTHER_SECRET, SIGNED_IN_AT, VALID_AT, VECTORS } from './session-vectors'
 
-/** A response stand-in that only records headers: enough for the session manager to set cookies. */
-function headerRecorder() {
-  const headers = new Map<string, unknown>()
-  const res = {
-    getHeader: (name: string) => headers.get(name.toLowerCase()),
-    setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value),
+export const SESSION_COOKIE = 'auth.session-token'
+/** The wire format: a token longer than this travels as `<name>.0`, `<name>.1`, … of this many characters. */
+export const CHUNK_LENGTH = 3800
+
+/** The cookies a browser holds for a session token: one cookie, or its chunks when the token is long. */
+export function sessionCookies(token: string, name = SESSION_COOKIE): Record<string, string> {
+  if (token.length <= CHUNK_LENGTH) return { [name]: token }
+  const cookies: Record<string, string> = {}
+  for (let index = 0; index * CHUNK_LENGTH < token.length; index++) {
+    cookies[`${name}.${index}`] = token.slice(index * CHUNK_LENGTH, (index + 1) * CHUNK_LENGTH)
   }
-  return { res: res as unknown as Response, headers }
+  return cookies
 }
 
-/**
- * Creates a session with the package's own session manager (as a sign-in will) and returns the
- * `Cookie` header that carries it.
- */
-export async function sessionCookieFor(
-  user: SessionUser & { id?: string },
-  options: { secret?: string; maxAge?: number; updateAge?: number; data?: Record<string, unknown>; secure?: boolean } = {},
-): Promise<string> {
-  const manager = createSessionManager(cookieStore(keyRing([options.secret ?? SECRET], 'session')), {
-    maxAge: options.maxAge ?? 30 * 24 * 3600,
-    updateAge: options.updateAge ?? 24 * 3600,
-  })
-  const def = buildCookieSet(options.secure ?? false, {}, false).sessionToken
-  const { res, headers } = headerRecorder()
-  const { id = 'test:1', ...profile } = user
-  await manager.create({ cookies: {}, def, res }, { userId: id, user: profile, data: options.data })
-  const lines = ([] as string[]).concat(headers.get('set-cookie') as string | string[])
-  return lines.map((line) => line.split(';', 1)[0]).join('; ')
+/** The `Cookie` request header that carries a session token (see `sessionCookies`). */
+export function sessionCookie(token: string, name = SESSION_COOKIE): string {
+  return Object.entries(sessionCookies(token, name)).map(([cookie, value]) => `${cookie}=${value}`).join('; ')
+}
+
+/** A 32-byte key from its hex form, as the specs' independent key material. */
+export function keyFromHex(hex: string): Buffer {
+  return Buffer.from(hex, 'hex')
 }
