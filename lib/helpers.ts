@@ -58,7 +58,8 @@ export function createHelpers(svc: Services): AuthHelpers {
     if (service === null) return sendError(req, res, new AuthError('InvalidHost', 'the Host header is not a host name'))
     const { base } = service
     const signIn = new URL(config.pages.signIn ?? `${base.href}/signin`, base.origin)
-    signIn.searchParams.set('callbackUrl', base.origin + req.originalUrl)
+    // An absolute-form request line (`GET http://other.example/x`) names no path of ours: back to the origin.
+    signIn.searchParams.set('callbackUrl', base.origin + (req.originalUrl.startsWith('/') ? req.originalUrl : '/'))
     signIn.searchParams.set('error', 'SessionRequired')
     sendRedirect(res, signIn.href)
   }

@@ -39,8 +39,9 @@ export const defaultLogger: Logger = (entry) => {
   process.stderr.write(`[express-auth-service] ${level} ${event}: ${escapeControls(String(message))}${extra}\n`)
 }
 
-// C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+// C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the bidirectional
+// controls (which can make a line read differently from what it holds).
+export const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 
 function escapeControls(text: string): string {
   return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)

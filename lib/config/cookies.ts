@@ -37,6 +37,8 @@ export function buildCookieSets(overrides: CookieOverrides, dangerouslyAllowInse
     const options = override.options ?? {}
     checkAttributes(`cookies.${kind}.options`, options)
     if (options.domain !== undefined) warn(`\`cookies.${kind}.options.domain\` sends the cookie to every subdomain of ${options.domain}; any of them can read or plant it`)
+    if (options.path !== undefined && options.path !== '/') warn(`\`cookies.${kind}.options.path\` rules out the __Host- prefix: on https a sibling subdomain can then plant the cookie`)
+    if (https !== false && override.name !== undefined && !override.name.startsWith('__Host-')) warn(`\`cookies.${kind}.name\` has no __Host- prefix: on https a sibling subdomain can plant the cookie`)
     if (options.sameSite === 'none') warn(`\`cookies.${kind}.options.sameSite\` is 'none': the cookie goes along with requests from other sites`)
   }
   if (https !== undefined) {

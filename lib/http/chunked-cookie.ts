@@ -8,7 +8,11 @@ import { clearCookie, setCookie } from './cookies'
  * so very large sessions belong in the database strategy.
  */
 export const CHUNK_SIZE = 3800
-const MAX_CHUNKS = 16
+/**
+ * The most chunks a value may take. More would push a browser's Cookie header towards Node's 16 KB
+ * limit for all headers, past which every request to the site fails (431) until the cookies expire.
+ */
+export const MAX_CHUNKS = 3
 
 export function readChunked(cookies: Record<string, unknown>, name: string): string | null {
   const whole = cookies[name]

@@ -14,8 +14,9 @@ export function prefersJson(req: Request): boolean {
 export function sendError(req: Request, res: Response, error: AuthError, base?: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
-  // A body that did not arrive in time is not waited for: the connection closes after the answer.
-  if (error.status === 408) res.setHeader('Connection', 'close')
+  // A body we refused (too large, too slow, of another type, for no route) is not drained for
+  // ever: the connection closes after the answer.
+  if (!req.complete) res.setHeader('Connection', 'close')
   if (error.status === 503) return sendJson(res, 503, '{}')
   if (prefersJson(req)) sendJson(res, error.status, JSON.stringify({ error: error.code }))
   else renderErrorPage(res, error.status, error.code, base)

@@ -1,4 +1,5 @@
 import type { Request } from 'express'
+import { CONTROLS } from '../logger'
 import { CHECKED_FLOW, type FlowStart } from './state-store'
 import type { Flow } from './flow'
 import { verifyIdToken } from './oidc'
@@ -38,10 +39,13 @@ function stringFields(input: StrategyInput): { query: Record<string, string>; bo
 export type Started = { ok: true; url: string } | { ok: false; reason: string }
 
 /** Builds the authorization request; the flow starts (its cookie is set) through `start`. */
-export async function startAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: StrategyInput & { callbackURL: string; start: FlowStart; params: Record<string, string>; nonce?: string }): Promise<Started> {
+export async function startAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: { callbackURL: string; start: FlowStart; params: Record<string, string>; nonce?: string }): Promise<Started> {
   if (!(await runtime.ready())) return { ok: false, reason: 'the provider could not be set up (see the discovery error)' }
   const params = input.nonce === undefined ? input.params : { ...input.params, nonce: input.nonce }
-  const result = await runStrategy(registry.passport, runtime.provider.id, req, { callbackURL: input.callbackURL, state: input.start, [AUTHORIZATION_PARAMS]: params }, stringFields(input))
+  // The strategy sees no query or body here: passport-oauth2 would read `?error=` or `?code=` on the
+  // sign-in POST as if the provider had sent them. Extra parameters reach it as options.
+  const nothing = stringFields({ query: new URLSearchParams(), body: {} })
+  const result = await runStrategy(registry.passport, runtime.provider.id, req, { callbackURL: input.callbackURL, state: input.start, [AUTHORIZATION_PARAMS]: params }, nothing)
   return result.kind === 'redirect' ? { ok: true, url: result.url } : { ok: false, reason: describe(result) }
 }
 
@@ -94,9 +98,13 @@ export async function finishAuthorization(registry: OAuthRegistry, runtime: OAut
   return { kind: 'signedIn', user, account: { provider: provider.id, type: 'oauth', providerAccountId: user.id, ...tokens }, profile: seen }
 }
 
-/** A string field of a provider's or strategy's error, shortened; anything else counts as absent. */
+/**
+ * A string field of a provider's or strategy's error, shortened, its control characters replaced
+ * (parts of it can come from a provider, and no line break may reach any logger); anything else
+ * counts as absent.
+ */
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value.slice(0, 200) : undefined
+  return typeof value === 'string' && value !== '' ? value.slice(0, 200).replace(CONTROLS, '?') : undefined
 }
 
 /** A log-safe description of a result that was not what the flow needed: no token, code or secret. */

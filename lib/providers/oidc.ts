@@ -17,16 +17,35 @@ const CLOCK_SKEW = 60
 /** Discovery documents and key sets are small; a larger answer is refused. */
 const MAX_ANSWER_BYTES = 1024 * 1024
 
-/** A JSON object from a provider, within `timeoutMs` for the whole exchange (headers and body). */
+/**
+ * A JSON object from a provider, within `timeoutMs` for the whole exchange (headers and body) and
+ * MAX_ANSWER_BYTES of (decompressed) body, counted as it streams in: a huge or endless answer, or a
+ * compression bomb, is cut off instead of being held in memory.
+ */
 async function getJson(url: string, timeoutMs: number): Promise<Record<string, unknown>> {
   const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } })
-  if (!res.ok) throw new Error(`${url} answered ${res.status}`)
-  if (Number(res.headers.get('content-length')) > MAX_ANSWER_BYTES) throw new Error(`${url} answered more than ${MAX_ANSWER_BYTES} bytes`)
-  const text = await res.text()
-  if (text.length > MAX_ANSWER_BYTES) throw new Error(`${url} answered more than ${MAX_ANSWER_BYTES} bytes`)
-  const body: unknown = JSON.parse(text)
+  if (!res.ok) {
+    await res.body?.cancel()
+    throw new Error(`${url} answered ${res.status}`)
+  }
+  const body: unknown = JSON.parse(await readCapped(res, url))
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error(`${url} did not answer a JSON object`)
   return body as Record<string, unknown>
+}
+
+async function readCapped(res: Response, url: string): Promise<string> {
+  if (!res.body) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.length
+    if (size > MAX_ANSWER_BYTES) {
+      await res.body.cancel().catch(() => {})
+      throw new Error(`${url} answered more than ${MAX_ANSWER_BYTES} bytes`)
+    }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
 }
 
 /** Fetches and checks `{issuer}/.well-known/openid-configuration`. */

@@ -3,6 +3,7 @@ import { safeCallbackUrl } from '../http/callback-url'
 import { setCookie } from '../http/cookies'
 import { sendRedirect } from '../http/reply'
 import { rebindFlows } from '../providers/flow'
+import { toSessionData } from '../session/record'
 import type { ProviderUser } from '../providers/types'
 import { emit, flowCookies, serviceUrl, sessionCookie, type Context } from './context'
 
@@ -68,15 +69,19 @@ async function askSignIn(ctx: Context, input: SignInInput): Promise<Decision> {
   return { kind: 'deny', code: 'AccessDenied' }
 }
 
-/** `{ userId?, data? }` with at least one of them, well-formed, and nothing else; else null. */
+/**
+ * `{ userId?, data? }` with at least one of them and nothing else, each present key well-formed
+ * (`{ userId: undefined }`, from a lookup that found nobody, is refused); else null.
+ */
 function asGrant(value: unknown): { userId?: string; data?: Record<string, unknown> } | null {
   if (!isPlainObject(value)) return null
   const keys = Object.keys(value)
   if (keys.length === 0 || !keys.every((key) => key === 'userId' || key === 'data')) return null
-  const { userId, data } = value
-  if (userId !== undefined && (typeof userId !== 'string' || userId === '')) return null
-  if (data !== undefined && !isPlainObject(data)) return null
-  return { ...(userId === undefined ? {} : { userId }), ...(data === undefined ? {} : { data: data as Record<string, unknown> }) }
+  const { userId } = value
+  if ('userId' in value && (typeof userId !== 'string' || userId === '')) return null
+  const data = 'data' in value ? toSessionData(value.data) : undefined
+  if (data === null) return null
+  return { ...(typeof userId === 'string' ? { userId } : {}), ...(data === undefined ? {} : { data }) }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

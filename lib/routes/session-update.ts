@@ -1,4 +1,8 @@
 import { sendJson } from '../http/reply'
+import type { SessionRecord } from '../config/types'
+import { isAuthError } from '../errors'
+import type { SessionCookie } from '../session/manager'
+import { toSessionData } from '../session/record'
 import { clientSession } from '../session/shape'
 import { sessionCookie, type Context } from './context'
 
@@ -13,14 +17,26 @@ export async function updateSession(ctx: Context): Promise<void> {
   if (!record) return sendJson(res, 200, svc.config.emptySession, true)
   const newData = ctx.body.data
   const { update } = svc.config.callbacks
-  const data: unknown = update ? await update({ record, newData }) : undefined
-  if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
-    record = { ...record, data: data as Record<string, unknown> }
-    await svc.sessions.save(cookie, record)
+  const answer: unknown = update ? await update({ record, newData }) : undefined
+  const data = answer === undefined ? undefined : toSessionData(answer)
+  if (data === null) {
+    // Anything but a JSON object (or undefined: keep) would seal a session that no longer opens.
+    svc.log('error', 'callback.error', 'callbacks.update answered something other than a JSON object or undefined: the session was left as it was')
   } else if (data !== undefined) {
-    // Anything but an object (or undefined: keep) would seal a session that no longer opens.
-    svc.log('error', 'callback.error', 'callbacks.update answered something other than an object or undefined: the session was left as it was')
+    record = await saveIfItFits(ctx, cookie, record, { ...record, data })
   }
   const session = await clientSession(record, svc.config.callbacks, svc.log, 'update', newData)
   sendJson(res, 200, session === null ? svc.config.emptySession : JSON.stringify(session), true)
+}
+
+/** The saved record, or the one before when the new one would not fit in the cookies (logged). */
+async function saveIfItFits(ctx: Context, cookie: SessionCookie, before: SessionRecord, after: SessionRecord): Promise<SessionRecord> {
+  try {
+    await ctx.svc.sessions.save(cookie, after)
+    return after
+  } catch (error) {
+    if (!isAuthError(error) || error.code !== 'Configuration') throw error
+    ctx.svc.log('error', 'callback.error', `callbacks.update kept more data than a session cookie holds, so the session was left as it was: ${error.message}`)
+    return before
+  }
 }

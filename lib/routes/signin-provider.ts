@@ -23,8 +23,6 @@ export async function signInWithProvider(ctx: Context): Promise<void> {
   const started = await startAuthorization(svc.oauth, runtime, ctx.req, {
     callbackURL: `${ctx.base.href}/callback/${provider.id}`,
     params: extraParams(ctx.query),
-    query: ctx.query,
-    body: ctx.body,
     ...(nonce === undefined ? {} : { nonce }),
     start: {
       begin: (verifier) => beginFlow(svc.flowKeys, flowCookies(ctx), csrfToken, {

@@ -1,7 +1,8 @@
 import type { Response } from 'express'
 import type { CookieDef } from '../config/cookies'
 import type { SessionRecord, SessionUser } from '../config/types'
-import { clearChunked, hasChunked, readChunked, writeChunked } from '../http/chunked-cookie'
+import { ConfigurationError } from '../errors'
+import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChunked } from '../http/chunked-cookie'
 import type { SessionStore } from './store'
 
 /** The request's session cookie: its parsed cookies, the cookie's definition and the response. */
@@ -48,6 +49,9 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
 export function createSessionManager(store: SessionStore, timing: SessionTiming): SessionManager {
   async function write(cookie: SessionCookie, record: SessionRecord, previous: string | null) {
     const token = await store.write(record, previous)
+    if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
+      throw new ConfigurationError(`a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`)
+    }
     if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
   }
 

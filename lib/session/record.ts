@@ -38,3 +38,18 @@ export function toUser(value: unknown): SessionUser | null {
   }
   return user
 }
+
+/**
+ * Server-side `data` as it will be sealed: a plain JSON object, or null for anything that is not one
+ * or does not survive JSON (a BigInt, a cycle, a `toJSON` that answers something else). Checked
+ * before a session is written, so that no session is sealed that could not be opened again.
+ */
+export function toSessionData(value: unknown): Record<string, unknown> | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
+  try {
+    const copy: unknown = JSON.parse(JSON.stringify(value))
+    return copy !== null && typeof copy === 'object' && !Array.isArray(copy) ? (copy as Record<string, unknown>) : null
+  } catch {
+    return null
+  }
+}

@@ -114,6 +114,18 @@ describe('configuration', () => {
     expect(config.cookies.secure.flow.name).toBe('__Host-auth.flow')
   })
 
+  it('says at start-up when an override rules out the __Host- prefix on https (a Path, or a name of its own)', () => {
+    const warnings = (cookies: object, url = 'https://example.com/api/auth') => {
+      const logs: Array<{ level: string; message: string }> = []
+      resolveConfig({ ...valid, url, logger: (e) => logs.push(e), cookies }, {})
+      return logs.filter((e) => e.level === 'warn').map((e) => e.message)
+    }
+    expect(warnings({ sessionToken: { options: { path: '/app' } } })).toEqual([expect.stringMatching(/cookies\.sessionToken\.options\.path.*__Host-/)])
+    expect(warnings({ csrfToken: { name: 'xsrf' } })).toEqual([expect.stringMatching(/cookies\.csrfToken\.name.*__Host-/)])
+    expect(warnings({ csrfToken: { name: '__Host-xsrf' } })).toEqual([])
+    expect(warnings({ csrfToken: { name: 'xsrf' } }, 'http://localhost:3000/api/auth')).toEqual([])
+  })
+
   it('checks the absolute session lifetime and the deadlines', () => {
     expect(resolveConfig({ ...valid, session: { maxAge: 90 * 86400 } }, {}).session.maxLifetime).toBe(90 * 86400)
     expect(resolveConfig({ ...valid, session: { maxAge: 3600, maxLifetime: 7200 } }, {}).session.maxLifetime).toBe(7200)

@@ -113,6 +113,31 @@ describe('outgoing requests have a deadline (providerTimeout)', () => {
   })
 })
 
+describe('answers from a provider are capped', () => {
+  it('a discovery document that never ends is cut off at 1 MB, well before the deadline', async () => {
+    let sent = 0
+    const endless: Server = createHttpServer((_req, res) => {
+      res.setHeader('Content-Type', 'application/json')
+      res.write('{"issuer":"')
+      const chunk = 'x'.repeat(64 * 1024)
+      const more = () => { while (sent < 64 * 1024 * 1024 && res.write(chunk)) sent += chunk.length; if (sent < 64 * 1024 * 1024) res.once('drain', more) }
+      more()
+    })
+    const port = await freePort()
+    await new Promise<void>((resolve) => endless.listen(port, '127.0.0.1', resolve))
+    const app = await serve({ providers: [oidc({ id: 'endless', issuer: `http://127.0.0.1:${port}`, clientId: 'c', clientSecret: 's' })], providerTimeout: 20_000 })
+    try {
+      const { res } = await startSignIn(new CookieJar(), app.base, 'endless')
+      expect(res.headers.get('location')).toBe(`${app.base}/error?error=OAuthSignin`)
+      expect(JSON.stringify(app.logs)).toContain('answered more than 1048576 bytes')
+      expect(sent).toBeLessThan(16 * 1024 * 1024)
+    } finally {
+      await app.close()
+      await new Promise((resolve) => { endless.closeAllConnections(); endless.close(resolve) })
+    }
+  })
+})
+
 describe('checks made before any token request', () => {
   it('a callback without a code is refused, and the token endpoint is never asked', async () => {
     const half = await halfProvider()
@@ -147,6 +172,36 @@ describe('checks made before any token request', () => {
       await lax.close()
       await strict.close()
       await half.close()
+    }
+  })
+})
+
+/** Sends `head` (and nothing more) on a raw connection; resolves with everything the server wrote once it closes. */
+function rawExchange(port: string, head: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => { socket.write(head) })
+    let text = ''
+    socket.on('data', (data) => { text += String(data) })
+    socket.on('close', () => resolve(text))
+    socket.on('error', reject)
+  })
+}
+
+describe('a refused body is not drained for ever', () => {
+  it.each([
+    ['too large', 'POST /api/auth/_log', 'application/x-www-form-urlencoded', 413],
+    ['of another type', 'POST /api/auth/signout', 'text/plain', 415],
+    ['for no route', 'POST /api/auth/nope', 'application/x-www-form-urlencoded', 404],
+    ['for a route without POST', 'POST /api/auth/csrf', 'application/x-www-form-urlencoded', 405],
+  ])('a body %s: the answer comes at once and the connection closes', async (_label, line, type, status) => {
+    const app = await serve({ bodyTimeout: 60_000 })
+    try {
+      const { port } = new URL(app.base)
+      const answer = await rawExchange(port, `${line} HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: ${type}\r\nContent-Length: 100000\r\n\r\nlevel=warn&`)
+      expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i)
+    } finally {
+      await app.close()
     }
   })
 })

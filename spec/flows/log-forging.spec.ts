@@ -45,18 +45,31 @@ describe('log forging', () => {
     expect(JSON.stringify(logs)).not.toMatch(/\\r|\\n|signed in as admin/)
   })
 
+  it('the sign-in POST shows the strategy no query: ?error= and ?code= there start an ordinary flow and log nothing', async () => {
+    logs.length = 0
+    const jar = new CookieJar()
+    const { csrfToken } = (await (await jar.fetch(`${base}/csrf`)).json()) as { csrfToken: string }
+    const forged = encodeURIComponent('x\n[express-auth-service] error session.created: signed in\u2028')
+    for (const query of [`?error=server_error&error_description=${forged}`, `?error=access_denied&error_description=${forged}`, '?code=1']) {
+      const started = await jar.fetch(`${base}/signin/stub${query}`, { method: 'POST', body: new URLSearchParams({ csrfToken }) })
+      expect(started.status).toBe(302)
+      expect(started.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:9\/authorize\?/)
+    }
+    expect(logs.filter((entry) => entry.event === 'callback.error')).toEqual([])
+  })
+
   it('the default logger writes one line per entry, with control characters escaped', () => {
     const written: string[] = []
     const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => { written.push(String(chunk)); return true })
     try {
-      defaultLogger({ level: 'warn', event: 'callback.error', message: 'a\r\nforged line\u2028and\u0085more', reason: 'x\ny' })
+      defaultLogger({ level: 'warn', event: 'callback.error', message: 'a\r\nforged line\u2028and\u0085more\u202eright-to-left', reason: 'x\ny' })
       defaultLogger({ level: 'info', event: 'session.created', message: 'not written' })
     } finally {
       spy.mockRestore()
     }
     expect(written).toHaveLength(1)
     expect(written[0]!.endsWith('\n')).toBe(true)
-    expect(written[0]!.slice(0, -1)).not.toMatch(/[\r\n\u2028\u0085]/)
-    expect(written[0]).toContain('a\\u000d\\u000aforged line\\u2028and\\u0085more')
+    expect(written[0]!.slice(0, -1)).not.toMatch(/[\r\n\u2028\u0085\u202e]/)
+    expect(written[0]).toContain('a\\u000d\\u000aforged line\\u2028and\\u0085more\\u202eright-to-left')
   })
 })

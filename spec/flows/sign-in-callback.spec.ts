@@ -72,6 +72,10 @@ describe("the app's signIn callback", () => {
     ['a grant with data that is not an object', { data: 'x' }, 'an object'],
     ['an array', ['ok'], 'an array'],
     ['a promise of null', Promise.resolve(null), 'null'],
+    ['a grant whose userId lookup found nobody', { userId: undefined }, 'an object'],
+    ['a grant with data undefined', { data: undefined }, 'an object'],
+    ['a grant with data that cannot be sealed (BigInt)', { data: { n: 1n } }, 'an object'],
+    ['a grant with data whose toJSON answers a number', { data: { toJSON: () => 1 } }, 'an object'],
   ])('fails closed on %s: AccessDenied, nobody signed in, a warning naming the type', async (_label, answer, named) => {
     decide = () => answer as SignInResult
     const browser = new Browser(h)

@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import express from 'express'
 import request from 'supertest'
 import { auth, oauth2 } from '../../lib'
@@ -45,6 +46,26 @@ describe('with trustHost, a malformed Host', () => {
     await request(app).get('/whoami').set('Host', host).expect(200, 'null')
     await new Promise((resolve) => setImmediate(resolve))
     expect(rejections).toEqual([])
+  })
+
+  it('sends an absolute-form request line (GET http://other.example/…) to the sign-in page with the origin as callbackUrl', async () => {
+    const server = hostApp().listen(0, '127.0.0.1')
+    try {
+      await new Promise((resolve) => server.once('listening', resolve))
+      const { port } = server.address() as { port: number }
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(`GET http://other.example/private HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`))
+        let text = ''
+        socket.on('data', (data) => { text += String(data) })
+        socket.on('close', () => resolve(text))
+        socket.on('error', reject)
+      })
+      const location = /\r\nlocation: (\S+)\r\n/i.exec(answer)?.[1]
+      expect(location).toBeDefined()
+      expect(new URL(location!).searchParams.get('callbackUrl')).toBe(`http://localhost:${port}/`)
+    } finally {
+      server.close()
+    }
   })
 
   it('accepts well-formed hosts, IPv6 included, and builds its URLs from them', async () => {

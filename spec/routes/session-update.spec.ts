@@ -62,4 +62,28 @@ describe('POST /session (update)', () => {
     const { token, cookie } = await csrfPair(app)
     await request(app).post('/api/auth/session').set('Cookie', cookie).send({ csrfToken: token }).expect(200, {})
   })
+
+  it('refuses to keep more data than the session cookies hold: the session stays as it was, no cookie is written', async () => {
+    const { app, logs } = makeApp({ callbacks: { update: ({ newData }) => ({ theme: String((newData as { theme?: unknown }).theme) }), session: ({ session, record }) => ({ ...session, theme: record.data?.theme ?? null }) } })
+    const { token, cookie } = await csrfPair(app)
+    const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${sessionCookie(VECTORS.ada)}`)
+      .send({ csrfToken: token, data: { theme: 'a'.repeat(30_000) } }).expect(200)
+    expect(res.body).toMatchObject({ user: { name: 'Ada' }, theme: null })
+    expect(findCookie(res, 'auth.session-token')).toBeUndefined()
+    expect(findCookie(res, 'auth.session-token.0')).toBeUndefined()
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', event: 'callback.error', message: expect.stringContaining('more data than a session cookie holds') }))
+  })
+
+  it.each([
+    ['a BigInt', { n: 1n }],
+    ['a toJSON that answers a number', { toJSON: () => 1 }],
+    ['an array', ['x']],
+  ])('leaves the session as it was when the update callback answers data that cannot be sealed (%s)', async (_label, answer) => {
+    const { app, logs } = makeApp({ callbacks: { update: () => answer as never } })
+    const { token, cookie } = await csrfPair(app)
+    const res = await request(app).post('/api/auth/session').set('Cookie', `${cookie}; ${sessionCookie(VECTORS.ada)}`).send({ csrfToken: token, data: {} }).expect(200)
+    expect(res.body).toMatchObject({ user: { name: 'Ada' } })
+    expect(findCookie(res, 'auth.session-token')).toBeUndefined()
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'error', event: 'callback.error' }))
+  })
 })
