@@ -1,0 +1,41 @@
+// Mutation testing (`npm run mutate`): StrykerJS changes lib/ one small way at a time (a condition
+// negated, a check removed, a constant changed) and runs the specs; a mutant no spec notices is a
+// check the suite does not hold. Reports go to reports/mutation/ (git-ignored). See docs/testing.md.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  // What a mistake would let someone in: keys, MACs and sealing, CSRF, sessions, the provider
+  // checks (discovery, ID token, iss, flow and state) and the callback route.
+  mutate: [
+    'lib/crypto/**/*.ts',
+    'lib/csrf/**/*.ts',
+    'lib/session/**/*.ts',
+    'lib/providers/oidc.ts',
+    'lib/providers/authorize.ts',
+    'lib/providers/flow.ts',
+    'lib/routes/callback.ts',
+    'lib/routes/complete-sign-in.ts',
+    // callbackUrl and redirect validation at the route, and the per-flow nonce.
+    'lib/routes/context.ts',
+    'lib/routes/signin-provider.ts',
+    'lib/http/callback-url.ts',
+  ],
+  testRunner: 'jest',
+  jest: {
+    projectType: 'custom',
+    // The Express 5 project only, without the browser, demo, package and lint specs: see the file.
+    configFile: 'jest.mutate.config.js',
+    enableFindRelatedTests: true,
+  },
+  // Each mutant runs only the specs that executed its code in the first, unmutated run.
+  coverageAnalysis: 'perTest',
+  // Mutants that do not compile are discarded before any spec runs.
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  // Two cores: two test runners (and one checker) at a time.
+  concurrency: 2,
+  ignorePatterns: ['dist', 'coverage', '.bench'],
+  reporters: ['progress', 'clear-text', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  tempDirName: '.stryker-tmp',
+}
