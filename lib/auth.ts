@@ -10,9 +10,10 @@ import { createOAuthRegistry } from './providers/registry'
 import type { ProviderInfo } from './providers/types'
 import { createRouter } from './router'
 import { createClientLogLimiter } from './routes/client-log'
-import type { Services } from './routes/context'
+import type { Services } from './services'
 import { cookieStore } from './session/cookie-store'
 import { createSessionManager } from './session/manager'
+import { providerUrls } from './urls/provider-urls'
 
 export type AuthRouter = Router & AuthHelpers
 
@@ -46,9 +47,7 @@ function providersJsonFor(providers: readonly ProviderInfo[]): (base: BaseUrl) =
   return (base) => {
     let json = cache.get(base.href)
     if (json === undefined) {
-      json = JSON.stringify(Object.fromEntries(providers.map(({ id, name, type }) => [
-        id, { id, name, type, signinUrl: `${base.href}/signin/${id}`, callbackUrl: `${base.href}/callback/${id}` },
-      ])))
+      json = JSON.stringify(Object.fromEntries(providers.map(({ id, name, type }) => [id, { id, name, type, ...providerUrls(base, id) }])))
       if (cache.size < 100) cache.set(base.href, json)
     }
     return json

@@ -31,7 +31,6 @@ export type HttpErrorCode =
   | 'InvalidHost'
   | 'RequestTimeout'
   | 'TooManyRequests'
-  | 'ServiceUnavailable'
 
 const STATUS: ReadonlyMap<string, number> = new Map(Object.entries({
   Configuration: 500,
@@ -57,7 +56,6 @@ const STATUS: ReadonlyMap<string, number> = new Map(Object.entries({
   InvalidHost: 400,
   RequestTimeout: 408,
   TooManyRequests: 429,
-  ServiceUnavailable: 503,
 } satisfies Record<AuthErrorCode, number>))
 
 export class AuthError extends Error {

@@ -5,7 +5,7 @@ import { readCookies } from './http/cookies'
 import { AuthError } from './errors'
 import { prefersJson, sendError } from './http/error-response'
 import { sendJson, sendRedirect } from './http/reply'
-import type { Services } from './routes/context'
+import type { Services } from './services'
 import { clientSession } from './session/shape'
 
 /** The host app's helpers, carried by the router `auth()` returns. */

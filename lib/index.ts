@@ -1,8 +1,8 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
 export type { AuthHelpers } from './helpers'
-export { oauth, oauth2, oidc } from './providers/oauth'
-export type { OAuth2Provider, OAuthCheck, OAuthProvider, OAuthTokens, OidcProvider, PassportProvider, ProfileMapper, ProviderUser, StrategyClass } from './providers/types'
+export { oauth2, oidc, passportStrategy } from './providers/factories'
+export type { OAuth2Provider, OAuthCheck, OAuthProvider, OAuthTokens, OidcProvider, StrategyProvider, ProfileMapper, ProviderUser, StrategyClass } from './providers/types'
 export type {
   AuthOptions, Callbacks, CookieOverride, CookieOverrides, Events, Pages, RedirectCallbackParams, Session,
   SessionCallbackParams, SessionOptions, SessionRecord, SessionUser, SignInCallbackParams, SignInResult,

@@ -6,11 +6,12 @@ import { readBody } from './http/body'
 import { readCookies } from './http/cookies'
 import { sendError } from './http/error-response'
 import { relativePath } from './http/mount'
-import type { Context, Handler, Services } from './routes/context'
+import { Context, type Handler } from './context'
+import type { Services } from './services'
 import { oauthCallback } from './routes/callback'
 import { CLIENT_LOG_BODY_LIMIT, clientLog } from './routes/client-log'
 import { csrf } from './routes/csrf'
-import { invalidCsrf, type CsrfFailure } from './routes/csrf-failure'
+import { invalidCsrf, type CsrfFailure } from './csrf/failure'
 import { error } from './routes/error'
 import { providers } from './routes/providers'
 import { getSession } from './routes/session'
@@ -87,24 +88,11 @@ async function dispatch(svc: Services, basePath: string, req: Request, res: Resp
     return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), svc.config.base?.href, { Allow: allow })
   }
   const { base, cookieSet } = serviceFor(svc.config, req)
-  const queryAt = req.url.indexOf('?')
-  let query: URLSearchParams | undefined
-  const body = method === 'POST' ? await readBody(req, Math.min(route.bodyLimit ?? Infinity, svc.config.bodyLimit), svc.config.bodyTimeout) : {}
-  const ctx: Context = {
-    req,
-    res,
-    svc,
-    base,
-    cookieSet,
-    cookies: readCookies(req),
-    // Parsed on first use: the hot path (GET /session) never reads the query.
-    get query() {
-      return (query ??= new URLSearchParams(queryAt === -1 ? '' : req.url.slice(queryAt + 1)))
-    },
-    provider: key.endsWith('/:provider') ? decodeSegment(segments[1]!) : undefined,
-    body,
-    json: body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1',
-  }
+  const limit = Math.min(route.bodyLimit ?? Infinity, svc.config.bodyLimit)
+  const body = method === 'POST' ? await readBody(req, limit, svc.config.bodyTimeout) : {}
+  const provider = key.endsWith('/:provider') ? decodeSegment(segments[1]!) : undefined
+  const json = body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1'
+  const ctx = new Context(req, res, svc, base, cookieSet, readCookies(req), provider, body, json)
   if (method === 'POST' && route.csrf !== EXEMPT && !svc.csrf.verify(ctx.cookies[ctx.cookieSet.csrfToken.name], body.csrfToken)) {
     svc.log('warn', 'csrf.invalid', 'a POST without a valid CSRF token was refused; nothing was changed', { route: key })
     return (route.csrf ?? invalidCsrf.badRequest)(ctx)

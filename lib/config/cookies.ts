@@ -11,7 +11,6 @@ export interface CookieDef {
 export interface CookieSet {
   readonly sessionToken: CookieDef
   readonly csrfToken: CookieDef
-  readonly callbackUrl: CookieDef
   /** Its name is a prefix: one flow cookie is `<name>.<flow id>`. */
   readonly flow: CookieDef
 }
@@ -21,7 +20,6 @@ type CookieKind = keyof CookieSet
 const BASE_NAMES: Record<CookieKind, string> = {
   sessionToken: 'auth.session-token',
   csrfToken: 'auth.csrf-token',
-  callbackUrl: 'auth.callback-url',
   flow: 'auth.flow',
 }
 

@@ -4,8 +4,10 @@ import type { ProviderInfo } from '../providers/types'
 import { buildCookieSets, type CookieSet } from './cookies'
 import { parseBaseUrl, type BaseUrl } from './url'
 import type { AuthOptions, Callbacks, Events, Pages } from './types'
+import { isRecord } from '../util/object'
+import { parseHttpUrl } from '../urls/http-url'
 import {
-  checkFunctions, checkKeys, describe, isPlainObject, optionalBoolean, optionalMilliseconds, optionalObject, optionalSeconds,
+  checkFunctions, checkKeys, describe, optionalBoolean, optionalMilliseconds, optionalObject, optionalSeconds,
 } from './validate'
 
 export interface ResolvedConfig {
@@ -41,7 +43,7 @@ export const SECRET_MIN_LENGTH = 32
  * An explicit option always beats an environment setting.
  */
 export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
-  if (!isPlainObject(input)) throw new ConfigurationError(`auth() takes an options object; got ${describe(input)}`)
+  if (!isRecord(input)) throw new ConfigurationError(`auth() takes an options object; got ${describe(input)}`)
   const options = input as Record<string, unknown>
   checkKeys(options, OPTIONS, '')
 
@@ -52,7 +54,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
   if (dangerous) log('warn', 'config.warning', '`dangerouslyAllowInsecureCookies` is set: cookies may travel in clear text; never use it in production')
 
   const cookies = optionalObject(options.cookies, 'cookies')
-  checkKeys(cookies, ['sessionToken', 'csrfToken', 'callbackUrl', 'flow'], 'cookies.')
+  checkKeys(cookies, ['sessionToken', 'csrfToken', 'flow'], 'cookies.')
   for (const [kind, override] of Object.entries(cookies)) {
     checkKeys(optionalObject(override, `cookies.${kind}`), ['name', 'options'], `cookies.${kind}.`)
     checkKeys(optionalObject((override as Record<string, unknown>).options, `cookies.${kind}.options`), ['domain', 'path', 'sameSite', 'secure'], `cookies.${kind}.options.`)
@@ -113,8 +115,8 @@ function resolveProviders(value: unknown): readonly ProviderInfo[] {
     const option = `providers[${index}]`
     // Only the factories build what a provider needs to run; anything else would be listed by
     // GET /providers and then answer 404.
-    if (!isPlainObject(provider) || !('protocol' in provider)) {
-      throw new ConfigurationError(`\`${option}\` must be made by oauth(), oauth2() or oidc() (import them from 'express-auth-service'); got ${describe(provider)}`)
+    if (!isRecord(provider) || !('protocol' in provider)) {
+      throw new ConfigurationError(`\`${option}\` must be made by passportStrategy(), oauth2() or oidc() (import them from 'express-auth-service'); got ${describe(provider)}`)
     }
     const { id, name, type } = provider
     if (typeof id !== 'string' || !PROVIDER_ID.test(id)) throw new ConfigurationError(`\`${option}.id\` must be URL-safe (letters, digits, '-' and '_'); got ${describe(id)}`)
@@ -153,7 +155,7 @@ function resolvePages(value: unknown): Readonly<Pages> {
   const pages = optionalObject(value, 'pages')
   checkKeys(pages, ['signIn', 'signOut', 'error', 'verifyRequest'], 'pages.')
   for (const [key, page] of Object.entries(pages)) {
-    if (typeof page !== 'string' || !(page.startsWith('/') || /^https?:\/\//.test(page)) || page.startsWith('//')) {
+    if (typeof page !== 'string' || page.startsWith('//') || !(page.startsWith('/') || parseHttpUrl(page))) {
       throw new ConfigurationError(`\`pages.${key}\` must be a path such as '/login' or an absolute http(s) URL; got ${describe(page)}`)
     }
   }
@@ -164,9 +166,8 @@ function resolveOrigins(value: unknown): ReadonlySet<string> {
   if (value === undefined) return new Set()
   if (!Array.isArray(value)) throw new ConfigurationError(`\`trustedOrigins\` must be an array of origins such as 'https://app.example.com'; got ${describe(value)}`)
   return new Set(value.map((origin: unknown, index) => {
-    let parsed: URL | undefined
-    try { parsed = typeof origin === 'string' ? new URL(origin) : undefined } catch { parsed = undefined }
-    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.origin !== String(origin).replace(/\/$/, '')) {
+    const parsed = parseHttpUrl(origin)
+    if (!parsed || parsed.origin !== String(origin).replace(/\/$/, '')) {
       throw new ConfigurationError(`\`trustedOrigins[${index}]\` must be an origin (scheme, host, port; no path) such as 'https://app.example.com'; got ${describe(origin)}`)
     }
     return parsed.origin

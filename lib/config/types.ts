@@ -1,4 +1,5 @@
 import type { Logger } from '../logger'
+import type { OAuthProvider } from '../providers/types'
 
 /** The user as the session and the client see it. */
 export interface SessionUser {
@@ -94,7 +95,6 @@ export interface CookieOverride {
 export interface CookieOverrides {
   sessionToken?: CookieOverride
   csrfToken?: CookieOverride
-  callbackUrl?: CookieOverride
   flow?: CookieOverride
 }
 
@@ -113,7 +113,8 @@ export interface AuthOptions {
   url?: string
   /** 32 characters or more; an array rotates secrets (the first seals, all open). Else SERVICE_AUTH_SECRET. */
   secret?: string | readonly string[]
-  providers?: readonly unknown[]
+  /** Made by `passportStrategy()`, `oauth2()` or `oidc()`. */
+  providers?: readonly OAuthProvider[]
   session?: SessionOptions
   callbacks?: Callbacks
   events?: Events

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors'
+import { parseHttpUrl } from '../urls/http-url'
 
 /** The service URL, split once: every absolute URL the service emits is built from it. */
 export interface BaseUrl {
@@ -14,15 +15,8 @@ export interface BaseUrl {
 export const DEFAULT_BASE_PATH = '/api/auth'
 
 export function parseBaseUrl(value: string, option: string): BaseUrl {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigurationError(`\`${option}\` must be an absolute http(s) URL such as 'https://example.com/api/auth'; got ${JSON.stringify(value)}`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigurationError(`\`${option}\` must use http or https; got ${JSON.stringify(url.protocol)} in ${JSON.stringify(value)}`)
-  }
+  const url = parseHttpUrl(value)
+  if (!url) throw new ConfigurationError(`\`${option}\` must be an absolute http(s) URL such as 'https://example.com/api/auth'; got ${JSON.stringify(value)}`)
   if (url.username || url.password || url.search || url.hash) {
     throw new ConfigurationError(`\`${option}\` must not carry credentials, a query or a fragment; got ${JSON.stringify(value)}`)
   }

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors'
+import { isRecord } from '../util/object'
 
 /** Option checks whose messages name the option, the bad value and the fix. */
 
@@ -11,9 +12,6 @@ export function describe(value: unknown): string {
   return String(value)
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
 
 /** Rejects keys that are not known, suggesting the nearest known one ("did you mean"). */
 export function checkKeys(value: Record<string, unknown>, known: readonly string[], prefix: string): void {
@@ -27,7 +25,7 @@ export function checkKeys(value: Record<string, unknown>, known: readonly string
 
 export function optionalObject(value: unknown, option: string): Record<string, unknown> {
   if (value === undefined) return {}
-  if (!isPlainObject(value)) throw new ConfigurationError(`\`${option}\` must be an object; got ${describe(value)}`)
+  if (!isRecord(value)) throw new ConfigurationError(`\`${option}\` must be an object; got ${describe(value)}`)
   return value
 }
 

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto'
-import { parseJsonObject } from './json'
+import { parseJsonObject } from '../util/json'
 import { randomBuffer } from './random'
 import type { KeyRing } from './keys'
 

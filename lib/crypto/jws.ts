@@ -1,5 +1,5 @@
 import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto'
-import { parseJsonObject } from './json'
+import { parseJsonObject } from '../util/json'
 
 /**
  * Verifies a compact JWS (an OpenID Connect ID token) against a JSON Web Key Set. Only asymmetric

@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '../config'
 import type { CookieSet } from '../config/cookies'
 import { baseUrl, DEFAULT_BASE_PATH, type BaseUrl } from '../config/url'
 import { AuthError } from '../errors'
+import { parseHttpUrl } from '../urls/http-url'
 
 /** The service URL a request is served under, and the cookie set for its scheme. */
 export function serviceFor(config: ResolvedConfig, req: Request): { base: BaseUrl; cookieSet: CookieSet } {
@@ -64,9 +65,5 @@ function isHostName(name: string): boolean {
 
 /** The URL parser's own origin for a host we accepted: the canonical form (default port dropped). */
 function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin
-  } catch {
-    return null
-  }
+  return parseHttpUrl(url)?.origin ?? null
 }

@@ -1,5 +1,6 @@
 import type { Request } from 'express'
 import { AuthError } from '../errors'
+import { isRecord } from '../util/object'
 
 /**
  * Reads a POST body as a flat record: application/x-www-form-urlencoded or application/json, or
@@ -62,5 +63,5 @@ function fromForm(text: string): Record<string, unknown> {
 }
 
 function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+  return isRecord(value) ? value : {}
 }

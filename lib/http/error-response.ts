@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express'
 import type { AuthError } from '../errors'
 import { sendJson } from './reply'
-import { renderErrorPage } from './render'
+import { renderErrorPage } from './page-response'
 
 /** True when the client prefers JSON to HTML by its Accept header. */
 export function prefersJson(req: Request): boolean {
@@ -17,7 +17,6 @@ export function sendError(req: Request, res: Response, error: AuthError, base?: 
   // A body we refused (too large, too slow, of another type, for no route) is not drained for
   // ever: the connection closes after the answer.
   if (!req.complete) res.setHeader('Connection', 'close')
-  if (error.status === 503) return sendJson(res, 503, '{}')
   if (prefersJson(req)) sendJson(res, error.status, JSON.stringify({ error: error.code }))
   else renderErrorPage(res, error.status, error.code, base)
 }

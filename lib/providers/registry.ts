@@ -2,9 +2,9 @@ import { Passport } from 'passport'
 import type OAuth2Strategy from 'passport-oauth2'
 import type { Log } from '../logger'
 import { limitOAuthRequests } from './deadline'
-import { UserinfoStrategy } from './generic-strategy'
-import { discover, jwksCache, type OidcMetadata } from './oidc'
-import { flowStateStore } from './state-store'
+import { UserinfoStrategy } from './userinfo-strategy'
+import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
+import { flowStateStore } from '../sign-in/state-store'
 import type { OAuthProvider, ProviderInfo } from './types'
 
 /** A Passport instance of our own (the class's instances, not the global singleton's type). */
@@ -69,7 +69,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
 /** The strategy, built by the package: its callback URL (per request), its state store, PKCE, its verify function. */
 function build(provider: OAuthProvider, timeoutMs: number, metadata?: OidcMetadata): OAuth2Strategy {
   const managed = { store: flowStateStore, pkce: provider.checks.includes('pkce') ? 'S256' : false, passReqToCallback: true }
-  const strategy: OAuth2Strategy = provider.protocol === 'passport'
+  const strategy: OAuth2Strategy = provider.protocol === 'strategy'
     ? new provider.strategy({ ...provider.options, ...managed } as never, verify as never) as unknown as OAuth2Strategy
     : new UserinfoStrategy({
       clientID: provider.clientId,

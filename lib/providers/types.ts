@@ -45,8 +45,8 @@ interface OAuthBase extends ProviderInfo {
 }
 
 /** Any Passport strategy built on passport-oauth2 (GitHub, Google, …). */
-export interface PassportProvider extends OAuthBase {
-  readonly protocol: 'passport'
+export interface StrategyProvider extends OAuthBase {
+  readonly protocol: 'strategy'
   readonly strategy: StrategyClass
   readonly options: Readonly<Record<string, unknown>>
 }
@@ -71,4 +71,4 @@ export interface OidcProvider extends OAuthBase {
   readonly scope: string
 }
 
-export type OAuthProvider = PassportProvider | OAuth2Provider | OidcProvider
+export type OAuthProvider = StrategyProvider | OAuth2Provider | OidcProvider

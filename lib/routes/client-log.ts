@@ -1,7 +1,7 @@
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
 import type { LogLevel } from '../logger'
 import { sendEmpty } from '../http/reply'
-import type { Context } from './context'
+import type { Context } from '../context'
 
 /** A beacon entry is a level, a code and a short message: a few hundred bytes. */
 export const CLIENT_LOG_BODY_LIMIT = 4096

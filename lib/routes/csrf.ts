@@ -1,8 +1,8 @@
 import { sendJson } from '../http/reply'
-import { ensureCsrfToken, type Context } from './context'
+import type { Context } from '../context'
 
 /** GET /csrf: the token of the browser's valid CSRF cookie, or a new one with its cookie. */
 export async function csrf(ctx: Context): Promise<void> {
-  const token = ensureCsrfToken(ctx)
+  const token = ctx.csrfToken()
   sendJson(ctx.res, 200, JSON.stringify({ csrfToken: token }), true)
 }

@@ -1,6 +1,6 @@
 import { sendRedirect } from '../http/reply'
-import { renderErrorPage } from '../http/render'
-import { pageUrl, serviceUrl, type Context } from './context'
+import { renderErrorPage } from '../http/page-response'
+import type { Context } from '../context'
 
 /** Codes the sign-in page explains itself: GET /error sends them there. */
 const SHOWN_ON_SIGNIN: ReadonlySet<string> = new Set([
@@ -14,9 +14,9 @@ const STATUS: ReadonlyMap<string, number> = new Map([['Configuration', 500], ['A
 /** GET /error?error=<Code>: the app's error page, the sign-in page, or the built-in error page. */
 export async function error(ctx: Context): Promise<void> {
   const { pages } = ctx.svc.config
-  if (pages.error) return sendRedirect(ctx.res, pageUrl(ctx, pages.error))
+  if (pages.error) return sendRedirect(ctx.res, ctx.pageUrl(pages.error))
   const code = ctx.query.get('error') ?? 'Default'
-  if (SHOWN_ON_SIGNIN.has(code)) return sendRedirect(ctx.res, serviceUrl(ctx, '/signin', { error: code }))
+  if (SHOWN_ON_SIGNIN.has(code)) return sendRedirect(ctx.res, ctx.serviceUrl('/signin', { error: code }))
   const status = STATUS.get(code)
   renderErrorPage(ctx.res, status ?? 200, status === undefined ? 'Default' : code, ctx.base.href)
 }

@@ -1,5 +1,5 @@
 import { sendJson } from '../http/reply'
-import type { Context } from './context'
+import type { Context } from '../context'
 
 /** GET /providers: every configured provider with its absolute sign-in and callback URLs. */
 export async function providers(ctx: Context): Promise<void> {

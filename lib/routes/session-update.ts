@@ -4,7 +4,7 @@ import { isAuthError } from '../errors'
 import type { SessionCookie } from '../session/manager'
 import { toSessionData } from '../session/record'
 import { clientSession } from '../session/shape'
-import { sessionCookie, type Context } from './context'
+import type { Context } from '../context'
 
 /**
  * POST /session (the client's `update(data)`): the app's `update` callback decides what of `data`
@@ -12,7 +12,7 @@ import { sessionCookie, type Context } from './context'
  */
 export async function updateSession(ctx: Context): Promise<void> {
   const { svc, res } = ctx
-  const cookie = sessionCookie(ctx)
+  const cookie = ctx.sessionCookie()
   let record = svc.sessions.present(cookie) ? await svc.sessions.read(cookie) : null
   if (!record) return sendJson(res, 200, svc.config.emptySession, true)
   const newData = ctx.body.data

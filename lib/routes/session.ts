@@ -1,6 +1,6 @@
 import { sendJson } from '../http/reply'
 import { clientSession } from '../session/shape'
-import { emit, sessionCookie, type Context } from './context'
+import type { Context } from '../context'
 
 /**
  * GET /session: the hot path. Without a session cookie it answers at once, with no crypto; a cookie
@@ -8,7 +8,7 @@ import { emit, sessionCookie, type Context } from './context'
  */
 export async function getSession(ctx: Context): Promise<void> {
   const { svc, res } = ctx
-  const cookie = sessionCookie(ctx)
+  const cookie = ctx.sessionCookie()
   if (!svc.sessions.present(cookie)) return sendJson(res, 200, svc.config.emptySession, true)
   const found = await svc.sessions.read(cookie)
   if (!found) {
@@ -19,6 +19,6 @@ export async function getSession(ctx: Context): Promise<void> {
   const record = await svc.sessions.renewIfDue(cookie, found)
   const session = await clientSession(record, svc.config.callbacks, svc.log)
   if (session === null) return sendJson(res, 200, svc.config.emptySession, true)
-  await emit(ctx, 'session', svc.config.events.session, { session, record })
+  await ctx.emit('session', svc.config.events.session, { session, record })
   sendJson(res, 200, JSON.stringify(session), true)
 }

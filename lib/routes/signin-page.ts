@@ -1,7 +1,8 @@
-import { safeCallbackUrl } from '../http/callback-url'
+import { safeCallbackUrl } from '../urls/callback-url'
 import { sendRedirect } from '../http/reply'
-import { renderPage } from '../http/render'
-import { ensureCsrfToken, pageUrl, type Context } from './context'
+import { renderPage } from '../http/page-response'
+import type { Context } from '../context'
+import { providerUrls } from '../urls/provider-urls'
 
 /**
  * GET /signin: the built-in sign-in page (or the app's own, `pages.signIn`, with the query carried
@@ -9,13 +10,13 @@ import { ensureCsrfToken, pageUrl, type Context } from './context'
  */
 export async function signInPage(ctx: Context): Promise<void> {
   const { config } = ctx.svc
-  if (config.pages.signIn) return sendRedirect(ctx.res, pageUrl(ctx, config.pages.signIn))
+  if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
   const error = ctx.query.get('error') ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
   renderPage(ctx.res, 200, 'signin', {
     base: ctx.base.href,
-    csrfToken: ensureCsrfToken(ctx),
+    csrfToken: ctx.csrfToken(),
     callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
-    providers: config.providers.map(({ id, name, type }) => ({ id, name, type, signinUrl: `${ctx.base.href}/signin/${id}` })),
+    providers: config.providers.map(({ id, name, type }) => ({ id, name, type, signinUrl: providerUrls(ctx.base, id).signinUrl })),
     ...(error === undefined ? {} : { error }),
     ...(ctx.query.get('email') ? { email: ctx.query.get('email')! } : {}),
   })

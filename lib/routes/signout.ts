@@ -1,4 +1,4 @@
-import { callbackTarget, emit, respondRedirect, sessionCookie, type Context } from './context'
+import type { Context } from '../context'
 
 /**
  * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its
@@ -6,12 +6,12 @@ import { callbackTarget, emit, respondRedirect, sessionCookie, type Context } fr
  */
 export async function signOut(ctx: Context): Promise<void> {
   const { svc } = ctx
-  const cookie = sessionCookie(ctx)
+  const cookie = ctx.sessionCookie()
   if (svc.sessions.present(cookie)) {
     const record = await svc.sessions.read(cookie)
     await svc.sessions.destroy(cookie)
     svc.log('info', 'signout', 'signed out', { userId: record?.userId })
-    await emit(ctx, 'signOut', svc.config.events.signOut, { record })
+    await ctx.emit('signOut', svc.config.events.signOut, { record })
   }
-  respondRedirect(ctx, await callbackTarget(ctx))
+  ctx.redirect(await ctx.callbackTarget())
 }

@@ -1,5 +1,5 @@
-import { sendStylesheet } from '../http/render'
-import type { Context } from './context'
+import { sendStylesheet } from '../http/page-response'
+import type { Context } from '../context'
 
 /** GET /assets/style.css: the built-in pages' only stylesheet (no inline styles: CSP-ready). */
 export async function stylesheet(ctx: Context): Promise<void> {

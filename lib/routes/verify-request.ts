@@ -1,10 +1,10 @@
 import { sendRedirect } from '../http/reply'
-import { renderPage } from '../http/render'
-import { pageUrl, type Context } from './context'
+import { renderPage } from '../http/page-response'
+import type { Context } from '../context'
 
 /** GET /verify-request: "check your e-mail", shown after a sign-in link was sent. */
 export async function verifyRequest(ctx: Context): Promise<void> {
   const { pages } = ctx.svc.config
-  if (pages.verifyRequest) return sendRedirect(ctx.res, pageUrl(ctx, pages.verifyRequest))
+  if (pages.verifyRequest) return sendRedirect(ctx.res, ctx.pageUrl(pages.verifyRequest))
   renderPage(ctx.res, 200, 'verify-request', { base: ctx.base.href })
 }

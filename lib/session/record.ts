@@ -1,4 +1,5 @@
 import type { SessionRecord, SessionUser } from '../config/types'
+import { isRecord } from '../util/object'
 
 /**
  * The record as JWT claims (`sub`, `iat`, `exp`, and OpenID's `auth_time` for the sign-in), so that
@@ -21,14 +22,14 @@ export function fromClaims(claims: Record<string, unknown> | null, nowSeconds: n
   if (!(exp > nowSeconds) || !(createdAt + maxLifetime > nowSeconds)) return null
   const parsedUser = toUser(user)
   if (!parsedUser) return null
-  if (data !== undefined && (data === null || typeof data !== 'object' || Array.isArray(data))) return null
+  if (data !== undefined && !isRecord(data)) return null
   const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
   if (data !== undefined) record.data = data as Record<string, unknown>
   return record
 }
 
 export function toUser(value: unknown): SessionUser | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
+  if (!isRecord(value)) return null
   const { name, email, image } = value as Record<string, unknown>
   const user: SessionUser = {}
   for (const [key, field] of [['name', name], ['email', email], ['image', image]] as const) {
@@ -45,10 +46,10 @@ export function toUser(value: unknown): SessionUser | null {
  * before a session is written, so that no session is sealed that could not be opened again.
  */
 export function toSessionData(value: unknown): Record<string, unknown> | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null
+  if (!isRecord(value)) return null
   try {
     const copy: unknown = JSON.parse(JSON.stringify(value))
-    return copy !== null && typeof copy === 'object' && !Array.isArray(copy) ? (copy as Record<string, unknown>) : null
+    return isRecord(copy) ? copy : null
   } catch {
     return null
   }

@@ -1,5 +1,6 @@
 import type { Callbacks, Session, SessionRecord } from '../config/types'
 import type { Log } from '../logger'
+import { isRecord, kindOf } from '../util/object'
 
 /** The default client-safe object: the user's name, e-mail and picture, and the expiry. Nothing else. */
 export function defaultSession(record: SessionRecord): Session {
@@ -23,7 +24,7 @@ export async function clientSession(
   const session = defaultSession(record)
   if (!callbacks.session) return session
   const shaped: unknown = await callbacks.session({ session, record, trigger, newData })
-  if (shaped !== null && typeof shaped === 'object' && !Array.isArray(shaped)) return shaped as Session
-  log('error', 'callback.error', `callbacks.session answered ${shaped === null ? 'null' : Array.isArray(shaped) ? 'an array' : typeof shaped}, not a session object: the request is answered as signed out`)
+  if (isRecord(shaped)) return shaped as Session
+  log('error', 'callback.error', `callbacks.session answered ${kindOf(shaped)}, not a session object: the request is answered as signed out`)
   return null
 }

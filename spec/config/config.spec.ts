@@ -29,7 +29,6 @@ describe('configuration', () => {
     expect(https.cookies.secure.csrfToken.name).toBe('__Host-auth.csrf-token')
     expect(https.cookies.secure.sessionToken.name).toBe('__Host-auth.session-token')
     expect(https.cookies.secure.flow.name).toBe('__Host-auth.flow')
-    expect(https.cookies.secure.callbackUrl.name).toBe('__Host-auth.callback-url')
     expect(https.cookies.secure.sessionToken.attrs).toBe('; Path=/; HttpOnly; SameSite=Lax; Secure')
     expect(config.emptySession).toBe('{}')
     expect(Object.isFrozen(config)).toBe(true)
@@ -53,7 +52,7 @@ describe('configuration', () => {
 
   it('names the option, the bad value and the fix', () => {
     expect(configError(() => resolveConfig({ ...valid, session: { maxAge: -1 } }, {}))).toBe('`session.maxAge` must be a positive number of seconds; got -1')
-    expect(configError(() => resolveConfig({ ...valid, url: 'ftp://x' }, {}))).toMatch(/`url` must use http or https/)
+    expect(configError(() => resolveConfig({ ...valid, url: 'ftp://x' }, {}))).toMatch(/`url` must be an absolute http\(s\) URL.*got "ftp:\/\/x"/)
     expect(configError(() => resolveConfig({ ...valid, url: 'not a url' }, {}))).toMatch(/`url` must be an absolute http\(s\) URL/)
     expect(configError(() => resolveConfig({ secret: SECRET }, {}))).toMatch(/`url` is required.*SERVICE_AUTH_URL/)
     expect(configError(() => resolveConfig({ url: BASE }, {}))).toMatch(/`secret` is required.*SERVICE_AUTH_SECRET/)
@@ -77,7 +76,7 @@ describe('configuration', () => {
 
   it('checks providers: made by a factory, URL-safe unique ids, email reserved', () => {
     const p = (id: string) => oidc({ id, issuer: 'https://idp.example.com', clientId: 'a', clientSecret: 'b' })
-    expect(configError(() => resolveConfig({ ...valid, providers: [{ id: 'github', name: 'GitHub', type: 'oauth' }] }, {}))).toMatch(/`providers\[0\]` must be made by oauth\(\), oauth2\(\) or oidc\(\)/)
+    expect(configError(() => resolveConfig({ ...valid, providers: [{ id: 'github', name: 'GitHub', type: 'oauth' } as never] }, {}))).toMatch(/`providers\[0\]` must be made by passportStrategy\(\), oauth2\(\) or oidc\(\)/)
     expect(configError(() => resolveConfig({ ...valid, providers: [p('git hub')] }, {}))).toMatch(/`providers\[0\].id` must be URL-safe/)
     expect(configError(() => resolveConfig({ ...valid, providers: [p('a'), p('a')] }, {}))).toMatch(/used twice/)
     expect(configError(() => resolveConfig({ ...valid, providers: [p('email')] }, {}))).toMatch(/reserved for the e-mail provider/)

@@ -14,7 +14,7 @@ describe('key derivation (HKDF-SHA256, salt "express-auth-service", info "expres
   })
 
   it('gives every purpose its own key', () => {
-    const purposes: KeyPurpose[] = ['session', 'csrf', 'oauth-flow', 'oauth-state', 'email-token', 'session-id']
+    const purposes: KeyPurpose[] = ['session', 'csrf', 'oauth-flow', 'oauth-state']
     const keys = new Set(purposes.map((purpose) => deriveKey(SECRET, purpose).toString('hex')))
     expect(keys.size).toBe(purposes.length)
   })

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import express from 'express'
-import { auth, oauth, oauth2, oidc, type AuthOptions, type LogEntry } from '../../lib'
+import { auth, oauth2, oidc, passportStrategy, type AuthOptions, type LogEntry } from '../../lib'
 import { SECRET } from '../support/app'
 import { CookieJar } from '../support/cookie-jar'
 import { startIdp, type Idp } from '../support/idp'
@@ -47,7 +47,7 @@ export async function startHarness(options: Partial<AuthOptions> = {}): Promise<
       oauth2({ id: 'plain', name: 'Plain', clientId: 'app', clientSecret: 'app-secret', authorizationUrl: meta.authorization_endpoint, tokenUrl: meta.token_endpoint, userinfoUrl: meta.userinfo_endpoint, scope: 'openid email profile' }),
       oidc({ id: 'wrongsecret', issuer: idp.issuer, clientId: 'app', clientSecret: 'not-the-secret' }),
       oauth2({ id: 'deadtoken', clientId: 'app', clientSecret: 'app-secret', authorizationUrl: meta.authorization_endpoint, tokenUrl: `http://127.0.0.1:${deadPort}/token`, scope: 'openid' }),
-      oauth({ id: 'passport', name: 'Passport', strategy: thirdPartyStrategy(idp.issuer, meta), options: { clientID: 'app', clientSecret: 'app-secret', scope: ['openid', 'email', 'profile'] } }),
+      passportStrategy({ id: 'passport', name: 'Passport', strategy: thirdPartyStrategy(idp.issuer, meta), options: { clientID: 'app', clientSecret: 'app-secret', scope: ['openid', 'email', 'profile'] } }),
       oidc({ id: 'offline', issuer: `http://127.0.0.1:${deadPort}`, clientId: 'x', clientSecret: 'y' }),
     ],
     ...options,

@@ -48,7 +48,7 @@ describe('OAuth sign-in against a real OpenID Connect provider', () => {
     expect(await browser.session()).toMatchObject({ user: { name: 'Alice Example', email: 'alice@example.com' } })
   })
 
-  it('signs in through any Passport strategy (oauth()), mapping its normalized profile', async () => {
+  it('signs in through any Passport strategy (passportStrategy()), mapping its normalized profile', async () => {
     const browser = new Browser(h)
     const authorization = await browser.authorizationUrl('passport')
     expect(authorization.searchParams.get('code_challenge_method')).toBe('S256')

@@ -1,6 +1,6 @@
 import OAuth2Strategy from 'passport-oauth2'
-import { auth, ConfigurationError, oauth, oauth2, oidc, type LogEntry } from '../../lib'
-import { extraParams } from '../../lib/providers/authorize'
+import { auth, ConfigurationError, oauth2, oidc, passportStrategy, type LogEntry, type OAuthProvider } from '../../lib'
+import { extraParams } from '../../lib/providers/oauth-authorize'
 import { defaultProfile, toTokens } from '../../lib/providers/profile'
 
 class GitHubLikeStrategy extends OAuth2Strategy {}
@@ -30,7 +30,7 @@ function expectConfigurationError(make: () => unknown, option: string, fix: RegE
 describe('provider factories: configuration errors name the option and the fix', () => {
   it('requires an id, a client id and a client secret', () => {
     expectConfigurationError(() => oauth2({ ...OAUTH2, id: undefined as never }), 'providers["?"].id', /required: a URL-safe name such as 'github'/)
-    expectConfigurationError(() => oauth({ ...OAUTH, id: '' }), 'providers[""].id', /required/)
+    expectConfigurationError(() => passportStrategy({ ...OAUTH, id: '' }), 'providers[""].id', /required/)
     expectConfigurationError(() => oidc({ ...OIDC, id: undefined as never }), 'providers["?"].id', /required/)
     expectConfigurationError(() => oauth2({ ...OAUTH2, clientId: undefined as never }), 'providers["corp"].clientId', /required \(a non-empty string\)/)
     expectConfigurationError(() => oauth2({ ...OAUTH2, clientSecret: '' }), 'providers["corp"].clientSecret', /required/)
@@ -50,23 +50,23 @@ describe('provider factories: configuration errors name the option and the fix',
     expectConfigurationError(() => oidc({ ...OIDC, checks: [] }), 'providers["idp"].checks', /must include 'state'/)
     expectConfigurationError(() => oauth2({ ...OAUTH2, checks: ['state', 'pkse' as never] }), 'providers["corp"].checks', /a list of 'state', 'pkce' and 'nonce'/)
     expectConfigurationError(() => oauth2({ ...OAUTH2, checks: ['state', 'nonce'] }), 'providers["corp"].checks', /'nonce' needs an ID token: use oidc\(\)/)
-    expectConfigurationError(() => oauth({ ...OAUTH, checks: ['state', 'pkce', 'nonce'] }), 'providers["github"].checks', /use oidc\(\)/)
+    expectConfigurationError(() => passportStrategy({ ...OAUTH, checks: ['state', 'pkce', 'nonce'] }), 'providers["github"].checks', /use oidc\(\)/)
   })
 
   it.each(['callbackURL', 'store', 'state', 'pkce', 'passReqToCallback'])('refuses the strategy option %s, which the package sets', (reserved) => {
-    expectConfigurationError(() => oauth({ ...OAUTH, options: { ...OAUTH.options, [reserved]: 'x' } }), `providers["github"].options.${reserved}`, /is set by the package.*; remove it/)
+    expectConfigurationError(() => passportStrategy({ ...OAUTH, options: { ...OAUTH.options, [reserved]: 'x' } }), `providers["github"].options.${reserved}`, /is set by the package.*; remove it/)
   })
 
   it('refuses a strategy that is not a class, and strategy options that are not an object', () => {
     const instance = new GitHubLikeStrategy({ ...OAUTH.options, callbackURL: '/cb' }, () => {})
-    expectConfigurationError(() => oauth({ ...OAUTH, strategy: instance as never }), 'providers["github"].strategy', /must be a Passport strategy class such as require\('passport-github2'\)\.Strategy/)
-    expectConfigurationError(() => oauth({ ...OAUTH, strategy: { Strategy: GitHubLikeStrategy } as never }), 'providers["github"].strategy', /strategy class/)
-    expectConfigurationError(() => oauth({ ...OAUTH, options: undefined as never }), 'providers["github"].options', /the strategy's options object/)
+    expectConfigurationError(() => passportStrategy({ ...OAUTH, strategy: instance as never }), 'providers["github"].strategy', /must be a Passport strategy class such as require\('passport-github2'\)\.Strategy/)
+    expectConfigurationError(() => passportStrategy({ ...OAUTH, strategy: { Strategy: GitHubLikeStrategy } as never }), 'providers["github"].strategy', /strategy class/)
+    expectConfigurationError(() => passportStrategy({ ...OAUTH, options: undefined as never }), 'providers["github"].options', /the strategy's options object/)
   })
 
   it('refuses a strategy given as an arrow function (it cannot be constructed)', () => {
     const factory = (options: Record<string, unknown>, verify: never) => new GitHubLikeStrategy(options as never, verify)
-    expectConfigurationError(() => oauth({ ...OAUTH, strategy: factory as never }), 'providers["github"].strategy', /strategy class/)
+    expectConfigurationError(() => passportStrategy({ ...OAUTH, strategy: factory as never }), 'providers["github"].strategy', /strategy class/)
   })
 
   it('refuses a profile mapper that is not a function', () => {
@@ -76,7 +76,7 @@ describe('provider factories: configuration errors name the option and the fix',
 
 describe('provider factories: defaults', () => {
   it("checks 'state' and 'pkce' by default, and 'nonce' too for OpenID Connect", () => {
-    expect(oauth(OAUTH).checks).toEqual(['state', 'pkce'])
+    expect(passportStrategy(OAUTH).checks).toEqual(['state', 'pkce'])
     expect(oauth2(OAUTH2).checks).toEqual(['state', 'pkce'])
     expect(oidc(OIDC).checks).toEqual(['state', 'pkce', 'nonce'])
   })
@@ -92,7 +92,7 @@ describe('provider factories: defaults', () => {
   })
 
   it('keeps a copy of the strategy options, frozen', () => {
-    const provider = oauth(OAUTH)
+    const provider = passportStrategy(OAUTH)
     expect(provider.options).toEqual(OAUTH.options)
     expect(provider.options).not.toBe(OAUTH.options)
     expect(Object.isFrozen(provider.options)).toBe(true)
@@ -100,7 +100,7 @@ describe('provider factories: defaults', () => {
 })
 
 describe('auth() with OAuth providers', () => {
-  const start = (providers: unknown[]) => {
+  const start = (providers: OAuthProvider[]) => {
     const logs: LogEntry[] = []
     auth({ url: 'http://localhost:3000/api/auth', secret: 'x'.repeat(40), providers, logger: (entry) => logs.push(entry) })
     return logs.filter((entry) => entry.event === 'config.warning')

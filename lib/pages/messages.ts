@@ -86,7 +86,6 @@ export const en: Messages = {
     InvalidHost: { heading: 'Bad request', message: 'The address of this request is not valid.' },
     RequestTimeout: { heading: 'Request timed out', message: 'The information sent took too long to arrive. Please try again.' },
     TooManyRequests: { heading: 'Too many requests', message: 'Please wait a moment and try again.' },
-    ServiceUnavailable: { heading: 'Service unavailable', message: 'The service is unavailable right now. Please try again in a moment.' },
   },
   verifyRequest: {
     heading: 'Check your email',

@@ -1,5 +1,5 @@
 import { sendJson, sendRedirect } from '../http/reply'
-import { serviceUrl, type Context } from './context'
+import type { Context } from '../context'
 
 /** What a POST answers when its CSRF token is missing or wrong. Nothing else happens. */
 export type CsrfFailure = (ctx: Context) => Promise<void>
@@ -14,8 +14,8 @@ export const invalidCsrf = {
    */
   backTo(path: '/signin' | '/signout'): (ctx: Context) => Promise<void> {
     return async (ctx) => {
-      if (ctx.json) sendJson(ctx.res, 403, JSON.stringify({ url: serviceUrl(ctx, path, { csrf: 'true', error: 'MissingCSRF' }) }), true)
-      else sendRedirect(ctx.res, serviceUrl(ctx, path, { csrf: 'true' }))
+      if (ctx.json) sendJson(ctx.res, 403, JSON.stringify({ url: ctx.serviceUrl(path, { csrf: 'true', error: 'MissingCSRF' }) }), true)
+      else sendRedirect(ctx.res, ctx.serviceUrl(path, { csrf: 'true' }))
     }
   },
 }

@@ -1,7 +1,7 @@
 import type { Response } from 'express'
 import { buildCookieSet } from '../../lib/config/cookies'
 import { keyRing } from '../../lib/crypto/keys'
-import { beginFlow, checkFlow, FLOW_LIFETIME, rebindFlows, type Flow, type FlowCookies, type FlowKeys } from '../../lib/providers/flow'
+import { beginFlow, checkFlow, FLOW_LIFETIME, rebindFlows, type Flow, type FlowCookies, type FlowKeys } from '../../lib/sign-in/flow'
 
 const SECRET = 'a-flow-secret-that-is-long-enough-12345678'
 const NEW_SECRET = 'the-rotated-secret-that-is-long-enough-999'

@@ -1,4 +1,5 @@
 import OAuth2Strategy, { InternalOAuthError } from 'passport-oauth2'
+import { isRecord } from '../util/object'
 
 /**
  * passport-oauth2 with a userinfo endpoint: the strategy for oauth2() and oidc() providers. The
@@ -20,7 +21,7 @@ export class UserinfoStrategy extends OAuth2Strategy {
       if (error) return done(new InternalOAuthError('the userinfo request failed', error))
       try {
         const profile: unknown = JSON.parse(String(body))
-        if (profile === null || typeof profile !== 'object' || Array.isArray(profile)) throw new Error('not an object')
+        if (!isRecord(profile)) throw new Error('not an object')
         done(null, profile)
       } catch {
         done(new Error('the userinfo answer is not a JSON object'))

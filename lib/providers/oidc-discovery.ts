@@ -1,5 +1,5 @@
-import { decodeJws, verifyJws, type Jwk } from '../crypto/jws'
-import { safeEqual } from '../crypto/mac'
+import type { Jwk } from '../crypto/jws'
+import { isRecord } from '../util/object'
 import type { OidcProvider } from './types'
 
 /** What discovery gives (only the fields used here). */
@@ -12,8 +12,6 @@ export interface OidcMetadata {
   readonly authorization_response_iss_parameter_supported?: boolean
 }
 
-/** Tolerated clock difference with the provider, in seconds. */
-const CLOCK_SKEW = 60
 /** Discovery documents and key sets are small; a larger answer is refused. */
 const MAX_ANSWER_BYTES = 1024 * 1024
 
@@ -29,7 +27,7 @@ async function getJson(url: string, timeoutMs: number): Promise<Record<string, u
     throw new Error(`${url} answered ${res.status}`)
   }
   const body: unknown = JSON.parse(await readCapped(res, url))
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error(`${url} did not answer a JSON object`)
+  if (!isRecord(body)) throw new Error(`${url} did not answer a JSON object`)
   return body as Record<string, unknown>
 }
 
@@ -59,6 +57,8 @@ export async function discover(provider: OidcProvider, timeoutMs: number): Promi
 }
 
 /** The issuer's signing keys: fetched once, and again (once) when a token names a key we do not have. */
+export type JwksCache = ReturnType<typeof jwksCache>
+
 export function jwksCache(uri: string, timeoutMs: number) {
   let keys: Promise<Jwk[]> | null = null
   const load = () => {
@@ -75,36 +75,6 @@ export function jwksCache(uri: string, timeoutMs: number) {
 }
 
 function isKey(value: unknown): value is Jwk {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && typeof (value as Jwk).kty === 'string'
+  return isRecord(value) && typeof value.kty === 'string'
 }
 
-export type IdTokenResult = { ok: true; claims: Record<string, unknown> } | { ok: false; reason: string }
-
-/** Verifies an ID token: signature by the issuer's keys, then iss, aud (and azp), exp and nonce. */
-export async function verifyIdToken(
-  idToken: unknown,
-  expected: { issuer: string; clientId: string; nonce?: string },
-  jwks: ReturnType<typeof jwksCache>,
-): Promise<IdTokenResult> {
-  let keys: Jwk[]
-  try {
-    keys = await jwks.current()
-    // A key id the set does not have means the issuer rotated its keys: fetch them again, once.
-    const kid = decodeJws(idToken)?.header.kid
-    if (typeof kid === 'string' && !keys.some((key) => key.kid === kid)) keys = await jwks.refresh()
-  } catch (error) {
-    return { ok: false, reason: `the issuer keys could not be fetched: ${error instanceof Error ? error.message : String(error)}` }
-  }
-  const verified = verifyJws(idToken, keys)
-  if (!verified) return { ok: false, reason: 'the ID token signature did not verify with the issuer keys' }
-  const claims = verified.payload
-  const now = Math.floor(Date.now() / 1000)
-  const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
-  if (claims.iss !== expected.issuer) return { ok: false, reason: 'the ID token was issued by another issuer' }
-  if (!audience.includes(expected.clientId)) return { ok: false, reason: 'the ID token is for another client' }
-  if (audience.length > 1 && claims.azp !== expected.clientId) return { ok: false, reason: 'the ID token azp names another client' }
-  if (typeof claims.exp !== 'number' || claims.exp + CLOCK_SKEW < now) return { ok: false, reason: 'the ID token has expired' }
-  if (typeof claims.sub !== 'string' || claims.sub === '') return { ok: false, reason: 'the ID token has no subject' }
-  if (expected.nonce !== undefined && (typeof claims.nonce !== 'string' || !safeEqual(claims.nonce, expected.nonce))) return { ok: false, reason: 'the ID token nonce does not match the flow' }
-  return { ok: true, claims }
-}

@@ -1,4 +1,7 @@
+import type { RedirectCallbackParams } from '../config/types'
 import type { BaseUrl } from '../config/url'
+import type { Log } from '../logger'
+import { parseHttpUrl } from './http-url'
 
 // Control characters are refused outright: the URL parser silently drops tabs and newlines, which
 // turns "/\t/evil.example" into the protocol-relative "//evil.example".
@@ -22,14 +25,27 @@ export function safeCallbackUrl(value: unknown, base: BaseUrl, trustedOrigins: R
 export function checkCallbackUrl(value: unknown, base: BaseUrl, trustedOrigins: ReadonlySet<string>): string | null {
   if (typeof value !== 'string' || value === '' || value.length > MAX_CALLBACK_URL_LENGTH || UNSAFE.test(value)) return null
   if (value.startsWith('//')) return null
-  let url: URL
-  try {
-    url = new URL(value, `${base.origin}/`)
-  } catch {
-    return null
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
+  const url = parseHttpUrl(value, `${base.origin}/`)
+  if (!url) return null
   if (url.username !== '' || url.password !== '') return null
   if (url.origin !== base.origin && !trustedOrigins.has(url.origin)) return null
   return url.href.length > MAX_CALLBACK_URL_LENGTH ? null : url.href
+}
+
+/**
+ * Where to send the user after a sign-in or sign-out: the request's callbackUrl validated (else the
+ * origin), then shown to the app's redirect callback, whose answer is validated again.
+ */
+export async function chooseCallbackUrl(
+  raw: string | null,
+  base: BaseUrl,
+  trustedOrigins: ReadonlySet<string>,
+  redirect: ((params: RedirectCallbackParams) => string | Promise<string>) | undefined,
+  log: Log,
+): Promise<string> {
+  const accepted = checkCallbackUrl(raw, base, trustedOrigins)
+  if (accepted === null && raw) log('info', 'redirect.rejected', 'a callbackUrl outside the trusted origins was replaced by the site origin')
+  const url = accepted ?? `${base.origin}/`
+  if (!redirect) return url
+  return safeCallbackUrl(await redirect({ url, baseUrl: base.origin }), base, trustedOrigins)
 }

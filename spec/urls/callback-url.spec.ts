@@ -1,4 +1,4 @@
-import { safeCallbackUrl } from '../../lib/http/callback-url'
+import { safeCallbackUrl } from '../../lib/urls/callback-url'
 import { baseUrl } from '../../lib/config/url'
 
 const base = baseUrl('https://app.example.com', '/api/auth')

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Response } from 'express'
-import { renderErrorPage, renderPage, sendStylesheet, type ProviderLink, type SigninData } from '../../lib/http/render'
+import { renderErrorPage, renderPage, sendStylesheet } from '../../lib/http/page-response'
+import type { ProviderLink, SigninData } from '../../lib/pages/render'
 
 const BASE = 'http://localhost:3000/api/auth'
 const ORIGIN = 'http://localhost:3000'
@@ -198,11 +199,11 @@ describe('the views', () => {
   it('are compiled once, when the module loads, not per render', () => {
     jest.isolateModules(() => {
       const compile = jest.spyOn(require('ejs') as typeof import('ejs'), 'compile')
-      const render = require('../../lib/http/render') as typeof import('../../lib/http/render')
+      const render = require('../../lib/pages/render') as typeof import('../../lib/pages/render')
       expect(compile).toHaveBeenCalledTimes(6)
       for (let i = 0; i < 3; i++) {
-        render.renderPage(fakeResponse().res, 200, 'signin', SIGNIN)
-        render.renderErrorPage(fakeResponse().res, 404, 'NotFound', BASE)
+        render.renderView('signin', SIGNIN)
+        render.renderView('error', { code: 'NotFound', base: BASE })
       }
       expect(compile).toHaveBeenCalledTimes(6)
       compile.mockRestore()

@@ -1,9 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as ejs from 'ejs'
-import type { Response } from 'express'
 import { en, errorText, format, signinAlert, type Messages, type ViewName } from './messages'
-import { noSniff, sendHtml } from './reply'
 
 export type { ViewName } from './messages'
 
@@ -150,51 +148,29 @@ const TEMPLATES: Readonly<Record<ViewName, ejs.TemplateFunction>> = Object.freez
   'email-confirm': compileView('email-confirm'),
 })
 
-const PAGE_CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+/** The pages need nothing but their own stylesheet; forms may post anywhere (OAuth redirects). */
+export const PAGE_CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-/** Renders a built-in page and writes it as `text/html; charset=utf-8`. */
-export function renderPage<V extends ViewName>(res: Response, status: number, view: V, data: ViewData[V], options: RenderOptions = {}): void {
+/** A rendered page: its HTML, and whether it carries a token (then no cache may keep it). */
+export interface RenderedPage {
+  readonly html: string
+  readonly noStore: boolean
+}
+
+/** Renders a built-in page. Writing it is lib/http's part (page-response.ts). */
+export function renderView<V extends ViewName>(view: V, data: ViewData[V], options: RenderOptions = {}): RenderedPage {
   const t = en
   const model = MODELS[view](t, data)
   const body = TEMPLATES[view]({ ...model.locals, t, fmt: format })
   const stylesheet = data.base === undefined ? undefined : `${data.base}/assets/style.css`
-  const html = LAYOUT({ t, title: model.title, stylesheet, body })
-  // The pages need nothing but their own stylesheet; forms may post anywhere (OAuth redirects).
-  res.setHeader('Content-Security-Policy', PAGE_CSP)
-  sendHtml(res, status, html, options.noStore ?? CARRIES_TOKEN.has(view))
-}
-
-/** The error page for callers that know only a status and a code; `base` adds style and a sign-in link. */
-export function renderErrorPage(res: Response, status: number, code: string, base?: string): void {
-  renderPage(res, status, 'error', base === undefined ? { code } : { code, base })
+  return { html: LAYOUT({ t, title: model.title, stylesheet, body }), noStore: options.noStore ?? CARRIES_TOKEN.has(view) }
 }
 
 const STYLESHEET_FILE = path.join(VIEWS_DIR, 'style.css')
-const STYLESHEET = readFileSync(STYLESHEET_FILE)
-/** Size and modification time: changes whenever the installed file does. */
-const STYLESHEET_ETAG = `"${STYLESHEET.length.toString(36)}-${Math.floor(statSync(STYLESHEET_FILE).mtimeMs).toString(36)}"`
+const STYLESHEET_BYTES = readFileSync(STYLESHEET_FILE)
 
-/** `GET {base}/assets/style.css`: the pages' only stylesheet, cacheable for a day. */
-export function sendStylesheet(res: Response): void {
-  noSniff(res)
-  res.setHeader('Cache-Control', 'public, max-age=86400')
-  res.setHeader('ETag', STYLESHEET_ETAG)
-  if (matchesEtag(res.req?.headers['if-none-match'])) {
-    res.statusCode = 304
-    res.end()
-    return
-  }
-  res.statusCode = 200
-  res.setHeader('Content-Type', 'text/css; charset=utf-8')
-  res.setHeader('Content-Length', STYLESHEET.length)
-  res.end(STYLESHEET)
-}
-
-/** If-None-Match uses the weak comparison (RFC 9110, 13.1.2): `W/` is ignored. */
-function matchesEtag(header: string | undefined): boolean {
-  if (!header) return false
-  return header.split(',').some((tag) => {
-    const value = tag.trim()
-    return value === '*' || value.replace(/^W\//, '') === STYLESHEET_ETAG
-  })
-}
+/** The pages' only stylesheet, and its ETag: size and modification time, so it changes whenever the installed file does. */
+export const STYLESHEET = Object.freeze({
+  body: STYLESHEET_BYTES,
+  etag: `"${STYLESHEET_BYTES.length.toString(36)}-${Math.floor(statSync(STYLESHEET_FILE).mtimeMs).toString(36)}"`,
+})

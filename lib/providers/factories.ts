@@ -1,5 +1,7 @@
 import { ConfigurationError } from '../errors'
-import type { OAuth2Provider, OAuthCheck, OidcProvider, PassportProvider, ProfileMapper, StrategyClass } from './types'
+import type { OAuth2Provider, OAuthCheck, OidcProvider, StrategyProvider, ProfileMapper, StrategyClass } from './types'
+import { parseHttpUrl } from '../urls/http-url'
+import { isRecord } from '../util/object'
 
 /**
  * The provider factories an app puts in `providers`. Each checks its own options when it is
@@ -14,7 +16,7 @@ interface Common {
 }
 
 /** Any Passport strategy built on passport-oauth2, e.g. passport-github2's `Strategy`. */
-export function oauth(options: Common & { strategy: StrategyClass; options: Record<string, unknown> }): PassportProvider {
+export function passportStrategy(options: Common & { strategy: StrategyClass; options: Record<string, unknown> }): StrategyProvider {
   const where = providerName(options)
   // A class, not a factory: the package constructs it itself (arrow functions have no prototype).
   const proto = (options.strategy as { prototype?: { authenticate?: unknown } } | undefined)?.prototype
@@ -25,7 +27,7 @@ export function oauth(options: Common & { strategy: StrategyClass; options: Reco
   for (const reserved of ['callbackURL', 'store', 'state', 'pkce', 'passReqToCallback']) {
     if (reserved in own) throw new ConfigurationError(`\`${where}.options.${reserved}\` is set by the package (callback URL, state store, PKCE); remove it`)
   }
-  return Object.freeze({ ...common(options, false), protocol: 'passport' as const, strategy: options.strategy, options: Object.freeze({ ...own }) })
+  return Object.freeze({ ...common(options, false), protocol: 'strategy' as const, strategy: options.strategy, options: Object.freeze({ ...own }) })
 }
 
 /** A generic OAuth 2 provider on passport-oauth2. */
@@ -89,12 +91,10 @@ function requireString(value: unknown, option: string): void {
 }
 
 function requireUrl(value: unknown, option: string): void {
-  let url: URL | undefined
-  try { url = typeof value === 'string' ? new URL(value) : undefined } catch { url = undefined }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ConfigurationError(`\`${option}\` must be an absolute http(s) URL; got ${JSON.stringify(value)}`)
+  if (!parseHttpUrl(value)) throw new ConfigurationError(`\`${option}\` must be an absolute http(s) URL; got ${JSON.stringify(value)}`)
 }
 
 function requireObject(value: unknown, option: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigurationError(`\`${option}\` must be the strategy's options object ({ clientID, clientSecret, scope, … })`)
+  if (!isRecord(value)) throw new ConfigurationError(`\`${option}\` must be the strategy's options object ({ clientID, clientSecret, scope, … })`)
   return value as Record<string, unknown>
 }

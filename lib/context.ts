@@ -1,0 +1,110 @@
+import type { Request, Response } from 'express'
+import type { CookieSet } from './config/cookies'
+import type { BaseUrl } from './config/url'
+import { setCookie } from './http/cookies'
+import { sendJson, sendRedirect } from './http/reply'
+import type { Services } from './services'
+import type { SessionCookie } from './session/manager'
+import type { FlowCookies } from './sign-in/flow'
+import { chooseCallbackUrl } from './urls/callback-url'
+
+/**
+ * One request as a handler sees it, built by the router. A class, not an object literal: every
+ * request's context then has one shape, which V8 keeps fast (a literal with a getter goes to
+ * dictionary mode, and `GET /session` pays for it).
+ */
+export class Context {
+  private parsedQuery: URLSearchParams | undefined = undefined
+
+  constructor(
+    readonly req: Request,
+    readonly res: Response,
+    readonly svc: Services,
+    readonly base: BaseUrl,
+    readonly cookieSet: CookieSet,
+    readonly cookies: Record<string, unknown>,
+    /** The `:provider` segment, for the routes that have one. */
+    readonly provider: string | undefined,
+    /** The parsed POST body (empty for GET). */
+    readonly body: Record<string, unknown>,
+    /** The client asked for `{"url": …}` instead of a redirect (body `json=true` or `X-Auth-Return-Redirect: 1`). */
+    readonly json: boolean,
+  ) {}
+
+  /** The query string, parsed on first use: the hot path (GET /session) never reads it. */
+  get query(): URLSearchParams {
+    if (this.parsedQuery === undefined) {
+      const at = this.req.url.indexOf('?')
+      this.parsedQuery = new URLSearchParams(at === -1 ? '' : this.req.url.slice(at + 1))
+    }
+    return this.parsedQuery
+  }
+
+  /**
+   * A request parameter as a string: the POST body's field, else the query's. Only strings count:
+   * an array or object (a host app's extended body parser makes them) is treated as absent.
+   */
+  param(name: string): string | null {
+    const fromBody = this.body[name]
+    return typeof fromBody === 'string' ? fromBody : this.query.get(name)
+  }
+
+  sessionCookie(): SessionCookie {
+    return { cookies: this.cookies, def: this.cookieSet.sessionToken, res: this.res }
+  }
+
+  flowCookies(): FlowCookies {
+    return { cookies: this.cookies, def: this.cookieSet.flow, res: this.res }
+  }
+
+  /**
+   * The CSRF token of a valid cookie, or a new one whose cookie is set on this response. A cookie
+   * signed under a rotated-out secret keeps its token and is signed again with the current one, so
+   * that the old secret can be dropped without cutting off a browser.
+   */
+  csrfToken(): string {
+    const def = this.cookieSet.csrfToken
+    const found = this.svc.csrf.inspect(this.cookies[def.name])
+    if (found !== null && !found.stale) return found.token
+    const issued = found === null ? this.svc.csrf.issue() : this.svc.csrf.resign(found.token)
+    setCookie(this.res, def, issued.cookieValue)
+    return issued.token
+  }
+
+  /** `302 Location`, or `{"url"}` in JSON mode. */
+  redirect(url: string, jsonStatus = 200): void {
+    if (this.json) sendJson(this.res, jsonStatus, JSON.stringify({ url }), true)
+    else sendRedirect(this.res, url)
+  }
+
+  /** An absolute URL under the service: `{base}/signin?error=…`. */
+  serviceUrl(path: string, query?: Record<string, string>): string {
+    const search = query ? `?${new URLSearchParams(query)}` : ''
+    return `${this.base.href}${path}${search}`
+  }
+
+  /** The app's own page (`pages.*`), absolute, with this request's query carried over. */
+  pageUrl(page: string): string {
+    const url = new URL(page, this.base.origin)
+    for (const [name, value] of this.query) url.searchParams.append(name, value)
+    return url.href
+  }
+
+  /** Where to send the user after a sign-in or sign-out: this request's callbackUrl, validated (lib/urls). */
+  callbackTarget(): Promise<string> {
+    const { trustedOrigins, callbacks } = this.svc.config
+    return chooseCallbackUrl(this.param('callbackUrl'), this.base, trustedOrigins, callbacks.redirect, this.svc.log)
+  }
+
+  /** Runs an app event; a failing event is logged and never breaks the flow. */
+  async emit<T>(name: string, event: ((message: T) => void | Promise<void>) | undefined, message: T): Promise<void> {
+    if (!event) return
+    try {
+      await event(message)
+    } catch (error) {
+      this.svc.log('error', 'event.error', `events.${name} threw: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+}
+
+export type Handler = (ctx: Context) => Promise<void>

@@ -1,0 +1,40 @@
+import type { Response } from 'express'
+import { PAGE_CSP, renderView, STYLESHEET, type RenderOptions, type ViewData, type ViewName } from '../pages/render'
+import { noSniff, sendHtml } from './reply'
+
+/** Renders a built-in page (lib/pages) and writes it as `text/html; charset=utf-8`, with its CSP. */
+export function renderPage<V extends ViewName>(res: Response, status: number, view: V, data: ViewData[V], options: RenderOptions = {}): void {
+  const page = renderView(view, data, options)
+  res.setHeader('Content-Security-Policy', PAGE_CSP)
+  sendHtml(res, status, page.html, page.noStore)
+}
+
+/** The error page for callers that know only a status and a code; `base` adds style and a sign-in link. */
+export function renderErrorPage(res: Response, status: number, code: string, base?: string): void {
+  renderPage(res, status, 'error', base === undefined ? { code } : { code, base })
+}
+
+/** `GET {base}/assets/style.css`: the pages' only stylesheet, cacheable for a day. */
+export function sendStylesheet(res: Response): void {
+  noSniff(res)
+  res.setHeader('Cache-Control', 'public, max-age=86400')
+  res.setHeader('ETag', STYLESHEET.etag)
+  if (matchesEtag(res.req?.headers['if-none-match'])) {
+    res.statusCode = 304
+    res.end()
+    return
+  }
+  res.statusCode = 200
+  res.setHeader('Content-Type', 'text/css; charset=utf-8')
+  res.setHeader('Content-Length', STYLESHEET.body.length)
+  res.end(STYLESHEET.body)
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110, 13.1.2): `W/` is ignored. */
+function matchesEtag(header: string | undefined): boolean {
+  if (!header) return false
+  return header.split(',').some((tag) => {
+    const value = tag.trim()
+    return value === '*' || value.replace(/^W\//, '') === STYLESHEET.etag
+  })
+}

@@ -1,0 +1,22 @@
+import type { RateLimiterMemory } from 'rate-limiter-flexible'
+import type { ResolvedConfig } from './config'
+import type { BaseUrl } from './config/url'
+import type { Csrf } from './csrf'
+import type { Log } from './logger'
+import type { OAuthRegistry } from './providers/registry'
+import type { SessionManager } from './session/manager'
+import type { FlowKeys } from './sign-in/flow'
+
+/** Everything `auth()` builds once (lib/auth.ts) and the request handlers share. */
+export interface Services {
+  readonly config: ResolvedConfig
+  readonly csrf: Csrf
+  readonly sessions: SessionManager
+  readonly log: Log
+  /** The `GET /providers` body, built once per service URL. */
+  readonly providersJson: (base: BaseUrl) => string
+  readonly oauth: OAuthRegistry
+  readonly flowKeys: FlowKeys
+  /** Counts `POST /_log` entries per client IP. */
+  readonly clientLogLimiter: RateLimiterMemory
+}

@@ -1,0 +1,44 @@
+import type { Context } from '../context'
+import { finishAuthorization } from '../providers/oauth-authorize'
+import type { OAuthRuntime } from '../providers/registry'
+import { sendRedirect } from '../http/reply'
+import { providerUrls } from '../urls/provider-urls'
+import { completeSignIn } from './complete'
+import { checkFlow } from './flow'
+
+/**
+ * The provider sends the user back (GET or POST /callback/:provider). The flow is checked, and its
+ * cookie spent, before anything else; then the provider's answer. Any failure (state, flow cookie,
+ * code, PKCE, token, userinfo, ID token) ends on OAuthCallback with nobody signed in; the user
+ * declining ends on AccessDenied.
+ */
+export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Promise<void> {
+  const { svc } = ctx
+  const { id } = runtime.provider
+  const fail = (code: 'OAuthCallback' | 'AccessDenied', reason: string) => {
+    svc.log(code === 'AccessDenied' ? 'info' : 'warn', 'callback.error', `provider ${id}: ${reason}`)
+    sendRedirect(ctx.res, ctx.serviceUrl('/error', { error: code }))
+  }
+
+  // The package never relies on a strategy to have checked the flow.
+  const csrfToken = svc.csrf.read(ctx.cookies[ctx.cookieSet.csrfToken.name])
+  const flow = checkFlow(svc.flowKeys, ctx.flowCookies(), id, ctx.param('state'), csrfToken)
+  const error = ctx.param('error')
+  if (error === 'access_denied') return fail('AccessDenied', 'the user declined')
+  if (error !== null) return fail('OAuthCallback', 'the provider answered with an error')
+  if (!flow) return fail('OAuthCallback', 'the state or the flow cookie did not match')
+  // Refused here, before any token request, rather than left to the strategy.
+  if (!ctx.param('code')) return fail('OAuthCallback', 'the provider sent no code')
+  if (runtime.provider.checks.includes('pkce') && !flow.verifier) return fail('OAuthCallback', 'the flow has no PKCE verifier')
+
+  const finished = await finishAuthorization(svc.oauth, runtime, ctx.req, {
+    callbackURL: providerUrls(ctx.base, id).callbackUrl,
+    flow,
+    query: ctx.query,
+    body: ctx.body,
+    iss: ctx.param('iss'),
+  })
+  if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
+  const { user, account, profile } = finished
+  await completeSignIn(ctx, { user, account, profile, callbackUrl: flow.callbackUrl, ...(flow.id ? { flowId: flow.id } : {}) })
+}

@@ -1,0 +1,45 @@
+import type { Context } from '../context'
+import { setCookie } from '../http/cookies'
+import { sendRedirect } from '../http/reply'
+import { safeCallbackUrl } from '../urls/callback-url'
+import { askSignIn, type SignInQuestion } from './decide'
+import { rebindFlows } from './flow'
+
+export interface SignInInput extends SignInQuestion {
+  /** Already validated. */
+  callbackUrl: string
+  /** The OAuth flow that ends here (its cookie is already cleared). */
+  flowId?: string
+}
+
+/**
+ * The end of every sign-in, whatever the provider: the app's signIn callback decides; then a new
+ * session, a new CSRF token (the other tabs' flows re-bound to it), the signIn event, and the
+ * redirect to the callbackUrl.
+ */
+export async function completeSignIn(ctx: Context, input: SignInInput): Promise<void> {
+  const { svc } = ctx
+  const { user, account, profile } = input
+  const decision = await askSignIn(ctx, { user, account, ...(profile ? { profile } : {}) })
+  if (decision.kind === 'deny') return sendRedirect(ctx.res, ctx.serviceUrl('/error', { error: decision.code }))
+  if (decision.kind === 'redirect') return sendRedirect(ctx.res, safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
+
+  const record = await svc.sessions.create(ctx.sessionCookie(), {
+    userId: decision.userId ?? `${account.provider}:${user.id}`,
+    user: { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null },
+    ...(decision.data ? { data: decision.data } : {}),
+  })
+  renewCsrf(ctx, input.flowId)
+  svc.log('info', 'session.created', 'signed in', { userId: record.userId, provider: account.provider })
+  await ctx.emit('signIn', svc.config.events.signIn, { record })
+  sendRedirect(ctx.res, input.callbackUrl)
+}
+
+/** A CSRF token known before sign-in is not carried into the session. */
+function renewCsrf(ctx: Context, completedFlow: string | undefined): void {
+  const def = ctx.cookieSet.csrfToken
+  const previous = ctx.svc.csrf.read(ctx.cookies[def.name])
+  const issued = ctx.svc.csrf.issue()
+  setCookie(ctx.res, def, issued.cookieValue)
+  if (previous !== null) rebindFlows(ctx.svc.flowKeys, ctx.flowCookies(), previous, issued.token, completedFlow)
+}
