@@ -23,6 +23,9 @@ export type AuthRouter = Router & AuthHelpers
  * closures only do per-request work.
  */
 export function auth(options?: AuthOptions): AuthRouter {
+  // Express calls a middleware with (req, res, next): that is `app.use(auth)` without the call.
+  // `arguments`, not a rest parameter, so that the public signature stays `auth(options)`.
+  // eslint-disable-next-line prefer-rest-params
   if (arguments.length === 3 && typeof arguments[2] === 'function') {
     throw new ConfigurationError("`auth` was passed to app.use() without being called: write app.use('/api/auth', auth({ … })) instead of app.use(auth)")
   }

@@ -79,7 +79,7 @@ export class Context {
 
   /** An absolute URL under the service: `{base}/signin?error=…`. */
   serviceUrl(path: string, query?: Record<string, string>): string {
-    const search = query ? `?${new URLSearchParams(query)}` : ''
+    const search = query ? `?${new URLSearchParams(query).toString()}` : ''
     return `${this.base.href}${path}${search}`
   }
 

@@ -41,6 +41,7 @@ export const defaultLogger: Logger = (entry) => {
 
 // C0 and C1 controls, DEL, the Unicode line and paragraph separators, and the bidirectional
 // controls (which can make a line read differently from what it holds).
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 export const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 
 function escapeControls(text: string): string {

@@ -36,7 +36,7 @@ export function startEmbeddedIdp(port: number, callbackUrl: string): Promise<Emb
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn(process.execPath, [serverScript()], { env: { ...process.env, IDP_CONFIG: JSON.stringify(config) }, stdio: ['pipe', 'pipe', 'pipe'] })
     let errors = ''
-    child.stderr!.on('data', (data: Buffer) => { errors += data })
+    child.stderr!.on('data', (data: Buffer) => { errors += String(data) })
     child.once('exit', (code) => reject(new Error(`the demo identity provider stopped (exit ${code}):\n${errors.split('\n').filter((line) => !/WARNING|NOTICE|in-memory/i.test(line)).join('\n')}`)))
     child.stdout!.on('data', (data: Buffer) => {
       const ready = /IDP_READY (\S+)/.exec(String(data))

@@ -23,7 +23,7 @@ const BASE_NAMES: Record<CookieKind, string> = {
   flow: 'auth.flow',
 }
 
-const NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const NAME = /^[!#$%&'*+\-.^\w`|~]+$/
 
 /**
  * The cookie set for the service's scheme (`https` known from `url`), or both variants when the
@@ -50,7 +50,7 @@ export function buildCookieSets(overrides: CookieOverrides, dangerouslyAllowInse
 }
 
 function checkAttributes(option: string, options: NonNullable<CookieOverride['options']>): void {
-  if (options.domain !== undefined && (typeof options.domain !== 'string' || !/^\.?[a-z0-9-]+(\.[a-z0-9-]+)*$/i.test(options.domain))) {
+  if (options.domain !== undefined && (typeof options.domain !== 'string' || !/^\.?[a-z0-9-]+(?:\.[a-z0-9-]+)*$/i.test(options.domain))) {
     throw new ConfigurationError(`\`${option}.domain\` must be a host name such as 'example.com'; got ${JSON.stringify(options.domain)}`)
   }
   if (options.path !== undefined && (typeof options.path !== 'string' || !/^\/[\x21-\x3a\x3c-\x7e]*$/.test(options.path))) {

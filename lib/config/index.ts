@@ -44,7 +44,7 @@ export const SECRET_MIN_LENGTH = 32
  */
 export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
   if (!isRecord(input)) throw new ConfigurationError(`auth() takes an options object; got ${describe(input)}`)
-  const options = input as Record<string, unknown>
+  const options = input
   checkKeys(options, OPTIONS, '')
 
   const log = createLog(resolveLogger(options.logger))
@@ -102,10 +102,10 @@ function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string
     // The value itself is never echoed: it is a secret even when it is a bad one.
     if (secret.length < SECRET_MIN_LENGTH) throw new ConfigurationError(`\`${name}\` is ${secret.length} characters long; ${fix}`)
   })
-  return Object.freeze([...list] as string[])
+  return Object.freeze([...(list as string[])])
 }
 
-const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/i
+const PROVIDER_ID = /^[a-z0-9][\w-]{0,63}$/i
 
 function resolveProviders(value: unknown): readonly ProviderInfo[] {
   if (value === undefined) return Object.freeze([])
@@ -124,7 +124,7 @@ function resolveProviders(value: unknown): readonly ProviderInfo[] {
     if (type !== 'oauth' && type !== 'email') throw new ConfigurationError(`\`${option}.type\` must be 'oauth' or 'email'; got ${describe(type)}`)
     if ((id === 'email') !== (type === 'email')) throw new ConfigurationError(`\`${option}.id\` 'email' is reserved for the e-mail provider, which always has that id`)
     seen.add(id)
-    return Object.freeze({ ...provider, id, type, name: typeof name === 'string' && name ? name : id }) as ProviderInfo
+    return Object.freeze({ ...provider, id, type, name: typeof name === 'string' && name ? name : id })
   }))
 }
 
@@ -159,7 +159,7 @@ function resolvePages(value: unknown): Readonly<Pages> {
       throw new ConfigurationError(`\`pages.${key}\` must be a path such as '/login' or an absolute http(s) URL; got ${describe(page)}`)
     }
   }
-  return Object.freeze({ ...pages }) as Readonly<Pages>
+  return Object.freeze({ ...pages })
 }
 
 function resolveOrigins(value: unknown): ReadonlySet<string> {

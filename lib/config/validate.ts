@@ -9,7 +9,8 @@ export function describe(value: unknown): string {
   if (value === null) return 'null'
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value)
   if (typeof value === 'object') return 'an object'
-  return String(value)
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value)
+  return typeof value
 }
 
 

@@ -9,7 +9,7 @@ import type { KeyRing } from './keys'
  * measurable there. Tokens are interchangeable with the `jose` library (see spec/crypto).
  */
 const HEADER = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM' })).toString('base64url')
-const B64URL = /^[A-Za-z0-9_-]*$/
+const B64URL = /^[\w-]*$/
 /** Longer than any session we would write (chunks are joined before opening). */
 const MAX_TOKEN_LENGTH = 64 * 1024
 

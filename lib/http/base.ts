@@ -38,18 +38,16 @@ const PORT = /^\d{1,5}$/
 /** `name[:port]`, `a.b.c.d[:port]` or `[v6][:port]`, checked completely and in linear time. */
 export function isHost(host: string): boolean {
   if (host.length === 0 || host.length > 270) return false
-  let name: string
   let port: string | undefined
   if (host.startsWith('[')) {
     const close = host.indexOf(']')
     if (close === -1 || isIP(host.slice(1, close)) !== 6) return false
     const rest = host.slice(close + 1)
     if (rest !== '' && !rest.startsWith(':')) return false
-    name = host.slice(0, close + 1)
     port = rest === '' ? undefined : rest.slice(1)
   } else {
     const colon = host.indexOf(':')
-    name = colon === -1 ? host : host.slice(0, colon)
+    const name = colon === -1 ? host : host.slice(0, colon)
     port = colon === -1 ? undefined : host.slice(colon + 1)
     if (!isHostName(name)) return false
   }

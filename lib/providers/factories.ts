@@ -77,7 +77,7 @@ function common(options: Common, isOidc: boolean) {
     id: options.id,
     name: typeof options.name === 'string' && options.name !== '' ? options.name : options.id,
     type: 'oauth' as const,
-    checks: Object.freeze([...checks]),
+    checks: Object.freeze([...(checks as readonly OAuthCheck[])]),
     ...(options.profile ? { profile: options.profile } : {}),
   }
 }
@@ -96,5 +96,5 @@ function requireUrl(value: unknown, option: string): void {
 
 function requireObject(value: unknown, option: string): Record<string, unknown> {
   if (!isRecord(value)) throw new ConfigurationError(`\`${option}\` must be the strategy's options object ({ clientID, clientSecret, scope, … })`)
-  return value as Record<string, unknown>
+  return value
 }

@@ -1,6 +1,6 @@
 import type { Request } from 'express'
 import { CONTROLS } from '../logger'
-import { CHECKED_FLOW, type FlowStart } from '../sign-in/state-store'
+import { CHECKED_FLOW, type FlowStart } from './passport-state-store'
 import type { Flow } from '../sign-in/flow'
 import { verifyIdToken } from './id-token'
 import { runStrategy, type StrategyResult } from './passport-adapter'

@@ -28,7 +28,7 @@ async function getJson(url: string, timeoutMs: number): Promise<Record<string, u
   }
   const body: unknown = JSON.parse(await readCapped(res, url))
   if (!isRecord(body)) throw new Error(`${url} did not answer a JSON object`)
-  return body as Record<string, unknown>
+  return body
 }
 
 async function readCapped(res: Response, url: string): Promise<string> {

@@ -4,7 +4,7 @@ import type { Log } from '../logger'
 import { limitOAuthRequests } from './deadline'
 import { UserinfoStrategy } from './userinfo-strategy'
 import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
-import { flowStateStore } from '../sign-in/state-store'
+import { flowStateStore } from './passport-state-store'
 import type { OAuthProvider, ProviderInfo } from './types'
 
 /** A Passport instance of our own (the class's instances, not the global singleton's type). */

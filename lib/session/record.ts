@@ -24,13 +24,13 @@ export function fromClaims(claims: Record<string, unknown> | null, nowSeconds: n
   if (!parsedUser) return null
   if (data !== undefined && !isRecord(data)) return null
   const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
-  if (data !== undefined) record.data = data as Record<string, unknown>
+  if (data !== undefined) record.data = data
   return record
 }
 
 export function toUser(value: unknown): SessionUser | null {
   if (!isRecord(value)) return null
-  const { name, email, image } = value as Record<string, unknown>
+  const { name, email, image } = value
   const user: SessionUser = {}
   for (const [key, field] of [['name', name], ['email', email], ['image', image]] as const) {
     if (field === undefined || field === null) continue

@@ -83,7 +83,7 @@ export function checkFlow(keys: FlowKeys, io: FlowCookies, provider: string, sta
   if (typeof state !== 'string' || state.length > 200) return null
   const dot = state.indexOf('.')
   const id = state.slice(0, dot)
-  if (dot <= 0 || !/^[A-Za-z0-9_-]+$/.test(id)) return null
+  if (dot <= 0 || !/^[\w-]+$/.test(id)) return null
   const name = `${io.def.name}.${id}`
   if (io.cookies[name] === undefined) return null
   clearCookie(io.res, io.def, name)

@@ -5,6 +5,7 @@ import { parseHttpUrl } from './http-url'
 
 // Control characters are refused outright: the URL parser silently drops tabs and newlines, which
 // turns "/\t/evil.example" into the protocol-relative "//evil.example".
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f\\]/
 /**
  * Counted on the stored form (the absolute, percent-encoded URL: one non-ASCII character becomes
