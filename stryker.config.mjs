@@ -4,20 +4,19 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   // What a mistake would let someone in: keys, MACs and sealing, CSRF, sessions, the provider
-  // checks (discovery, ID token, iss, flow and state) and the callback route.
+  // checks (discovery, ID token, iss), the sign-in flow (state, flow cookie, code and verifier
+  // checks, the signIn decision, completion), and callbackUrl and redirect validation.
   mutate: [
     'lib/crypto/**/*.ts',
     'lib/csrf/**/*.ts',
     'lib/session/**/*.ts',
-    'lib/providers/oidc.ts',
-    'lib/providers/authorize.ts',
-    'lib/providers/flow.ts',
+    'lib/sign-in/**/*.ts',
+    'lib/providers/oidc-discovery.ts',
+    'lib/providers/id-token.ts',
+    'lib/providers/oauth-authorize.ts',
     'lib/routes/callback.ts',
-    'lib/routes/complete-sign-in.ts',
-    // callbackUrl and redirect validation at the route, and the per-flow nonce.
-    'lib/routes/context.ts',
-    'lib/routes/signin-provider.ts',
-    'lib/http/callback-url.ts',
+    'lib/context.ts',
+    'lib/urls/callback-url.ts',
   ],
   testRunner: 'jest',
   jest: {
