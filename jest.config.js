@@ -15,7 +15,11 @@ module.exports = {
     {
       ...common,
       displayName: 'express4',
-      testMatch: ['<rootDir>/spec/routes/**/*.spec.ts', '<rootDir>/spec/flows/**/*.spec.ts', '<rootDir>/spec/http/mount.spec.ts'],
+      testMatch: [
+        '<rootDir>/spec/routes/**/*.spec.ts',
+        '<rootDir>/spec/flows/**/*.spec.ts',
+        '<rootDir>/spec/http/mount.spec.ts',
+      ],
       moduleNameMapper: { '^express$': '<rootDir>/node_modules/express4' },
     },
   ],

@@ -14,6 +14,12 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/spec', '<rootDir>/lib'],
   testMatch: ['**/*.spec.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/spec/flows/browser\\.spec\\.ts$', '<rootDir>/spec/demo/', '<rootDir>/spec/package\\.spec\\.ts$', '<rootDir>/spec/lint/'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '<rootDir>/spec/flows/browser\\.spec\\.ts$',
+    '<rootDir>/spec/demo/',
+    '<rootDir>/spec/package\\.spec\\.ts$',
+    '<rootDir>/spec/lint/',
+  ],
   testTimeout: 30000,
 }

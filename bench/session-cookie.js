@@ -6,9 +6,21 @@ const { buildCookieSet } = require('../dist/lib/config/cookies')
 
 exports.sessionCookie = async (secret) => {
   const headers = {}
-  const res = { getHeader: (n) => headers[n], setHeader: (n, v) => { headers[n] = v } }
-  const manager = createSessionManager(cookieStore(keyRing([secret], 'session')), { maxAge: 86400, updateAge: 86400, maxLifetime: 86400 })
+  const res = {
+    getHeader: (n) => headers[n],
+    setHeader: (n, v) => {
+      headers[n] = v
+    },
+  }
+  const manager = createSessionManager(cookieStore(keyRing([secret], 'session')), {
+    maxAge: 86400,
+    updateAge: 86400,
+    maxLifetime: 86400,
+  })
   const def = buildCookieSet(false, {}, false).sessionToken
-  await manager.create({ cookies: {}, def, res }, { userId: 'bench:1', user: { name: 'Bench', email: 'bench@example.com' } })
+  await manager.create(
+    { cookies: {}, def, res },
+    { userId: 'bench:1', user: { name: 'Bench', email: 'bench@example.com' } },
+  )
   return String(headers['Set-Cookie']).split(';', 1)[0]
 }

@@ -2,7 +2,7 @@
 // Traffic stays on 127.0.0.1; every run is bounded by DURATION seconds per case.
 const { spawn } = require('node:child_process')
 const autocannon = require('autocannon')
-const { sessionCookie } = require('./session-cookie')
+const { sessionCookie } = require('./session-cookie.js')
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = 50
@@ -20,7 +20,9 @@ function start(kind) {
 
 function run(url, headers = {}) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION }, (error, result) => (error ? reject(error) : resolve(result)))
+    autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    )
   })
 }
 
@@ -32,7 +34,7 @@ async function main() {
   try {
     const cases = [
       ['bare Express, res.json({})', bare.url, {}],
-      ['bare Express, res.end(\'{}\')', floor.url, {}],
+      ["bare Express, res.end('{}')", floor.url, {}],
       ['auth router, no cookie', ours.url, {}],
       ['auth router, valid session cookie', ours.url, { cookie }],
     ]
@@ -40,13 +42,16 @@ async function main() {
     for (const [label, url, headers] of cases) {
       await run(url, headers).then(() => undefined) // warm-up, not reported
       const result = await run(url, headers)
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+      if (result.non2xx > 0 || result.errors > 0)
+        throw new Error(`${label}: ${result.non2xx} non-2xx, ${result.errors} errors`)
       rows.push({ label, rps: result.requests.average, p99: result.latency.p99 })
     }
     const baseline = rows[0].rps
     console.log(`GET /session, ${CONNECTIONS} connections, ${DURATION}s per case, Node ${process.version}`)
     for (const row of rows) {
-      console.log(`${row.label.padEnd(36)} ${Math.round(row.rps).toString().padStart(7)} req/s  p99 ${row.p99} ms  ${(row.rps / baseline).toFixed(2)}x of bare Express`)
+      console.log(
+        `${row.label.padEnd(36)} ${Math.round(row.rps).toString().padStart(7)} req/s  p99 ${row.p99} ms  ${(row.rps / baseline).toFixed(2)}x of bare Express`,
+      )
     }
   } finally {
     for (const server of [bare, floor, ours]) server.child.kill()

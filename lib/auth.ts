@@ -27,7 +27,9 @@ export function auth(options?: AuthOptions): AuthRouter {
   // `arguments`, not a rest parameter, so that the public signature stays `auth(options)`.
   // eslint-disable-next-line prefer-rest-params
   if (arguments.length === 3 && typeof arguments[2] === 'function') {
-    throw new ConfigurationError("`auth` was passed to app.use() without being called: write app.use('/api/auth', auth({ … })) instead of app.use(auth)")
+    throw new ConfigurationError(
+      "`auth` was passed to app.use() without being called: write app.use('/api/auth', auth({ … })) instead of app.use(auth)",
+    )
   }
   const config = resolveConfig(options)
   const sessions = createSessionManager(cookieStore(keyRing(config.secrets, 'session')), config.session)
@@ -39,7 +41,10 @@ export function auth(options?: AuthOptions): AuthRouter {
     providersJson: providersJsonFor(config.providers),
     oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
     clientLogLimiter: createClientLogLimiter(),
-    flowKeys: Object.freeze({ seal: keyRing(config.secrets, 'oauth-flow'), state: keyRing(config.secrets, 'oauth-state') }),
+    flowKeys: Object.freeze({
+      seal: keyRing(config.secrets, 'oauth-flow'),
+      state: keyRing(config.secrets, 'oauth-state'),
+    }),
   })
   return Object.assign(createRouter(svc), createHelpers(svc))
 }
@@ -50,7 +55,9 @@ function providersJsonFor(providers: readonly ProviderInfo[]): (base: BaseUrl) =
   return (base) => {
     let json = cache.get(base.href)
     if (json === undefined) {
-      json = JSON.stringify(Object.fromEntries(providers.map(({ id, name, type }) => [id, { id, name, type, ...providerUrls(base, id) }])))
+      json = JSON.stringify(
+        Object.fromEntries(providers.map(({ id, name, type }) => [id, { id, name, type, ...providerUrls(base, id) }])),
+      )
       if (cache.size < 100) cache.set(base.href, json)
     }
     return json

@@ -102,7 +102,11 @@ export class Context {
     try {
       await event(message)
     } catch (error) {
-      this.svc.log('error', 'event.error', `events.${name} threw: ${error instanceof Error ? error.message : String(error)}`)
+      this.svc.log(
+        'error',
+        'event.error',
+        `events.${name} threw: ${error instanceof Error ? error.message : String(error)}`,
+      )
     }
   }
 }

@@ -32,31 +32,33 @@ export type HttpErrorCode =
   | 'RequestTimeout'
   | 'TooManyRequests'
 
-const STATUS: ReadonlyMap<string, number> = new Map(Object.entries({
-  Configuration: 500,
-  AccessDenied: 403,
-  Verification: 403,
-  Signin: 400,
-  OAuthSignin: 400,
-  OAuthCallback: 400,
-  OAuthCreateAccount: 400,
-  EmailCreateAccount: 400,
-  Callback: 400,
-  OAuthAccountNotLinked: 400,
-  EmailSignin: 400,
-  CredentialsSignin: 401,
-  SessionRequired: 401,
-  MissingCSRF: 403,
-  Default: 500,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  PayloadTooLarge: 413,
-  UnsupportedMediaType: 415,
-  InvalidBody: 400,
-  InvalidHost: 400,
-  RequestTimeout: 408,
-  TooManyRequests: 429,
-} satisfies Record<AuthErrorCode, number>))
+const STATUS: ReadonlyMap<string, number> = new Map(
+  Object.entries({
+    Configuration: 500,
+    AccessDenied: 403,
+    Verification: 403,
+    Signin: 400,
+    OAuthSignin: 400,
+    OAuthCallback: 400,
+    OAuthCreateAccount: 400,
+    EmailCreateAccount: 400,
+    Callback: 400,
+    OAuthAccountNotLinked: 400,
+    EmailSignin: 400,
+    CredentialsSignin: 401,
+    SessionRequired: 401,
+    MissingCSRF: 403,
+    Default: 500,
+    NotFound: 404,
+    MethodNotAllowed: 405,
+    PayloadTooLarge: 413,
+    UnsupportedMediaType: 415,
+    InvalidBody: 400,
+    InvalidHost: 400,
+    RequestTimeout: 408,
+    TooManyRequests: 429,
+  } satisfies Record<AuthErrorCode, number>),
+)
 
 export class AuthError extends Error {
   readonly code: AuthErrorCode
@@ -82,4 +84,3 @@ export class ConfigurationError extends AuthError {
 export function isAuthError(value: unknown): value is AuthError {
   return value instanceof AuthError
 }
-

@@ -2,10 +2,32 @@
 export { auth, type AuthRouter } from './auth'
 export type { AuthHelpers } from './helpers'
 export { oauth2, oidc, passportStrategy } from './providers/factories'
-export type { OAuth2Provider, OAuthCheck, OAuthProvider, OAuthTokens, OidcProvider, StrategyProvider, ProfileMapper, ProviderUser, StrategyClass } from './providers/types'
 export type {
-  AuthOptions, Callbacks, CookieOverride, CookieOverrides, Events, Pages, RedirectCallbackParams, Session,
-  SessionCallbackParams, SessionOptions, SessionRecord, SessionUser, SignInCallbackParams, SignInResult,
+  OAuth2Provider,
+  OAuthCheck,
+  OAuthProvider,
+  OAuthTokens,
+  OidcProvider,
+  StrategyProvider,
+  ProfileMapper,
+  ProviderUser,
+  StrategyClass,
+} from './providers/types'
+export type {
+  AuthOptions,
+  Callbacks,
+  CookieOverride,
+  CookieOverrides,
+  Events,
+  Pages,
+  RedirectCallbackParams,
+  Session,
+  SessionCallbackParams,
+  SessionOptions,
+  SessionRecord,
+  SessionUser,
+  SignInCallbackParams,
+  SignInResult,
 } from './config/types'
 export { AuthError, ConfigurationError, type AuthErrorCode } from './errors'
 export type { LogEntry, LogEvent, LogLevel, Logger } from './logger'

@@ -41,21 +41,23 @@ const EXEMPT = 'exempt'
  * The table of contents: every route of the service, relative to the base path. A `:provider`
  * route matches `<name>/<provider id>` when no literal route has that path.
  */
-const ROUTES: ReadonlyMap<string, Route> = new Map(Object.entries({
-  csrf: { GET: csrf },
-  providers: { GET: providers },
-  session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
-  signin: { GET: signInPage },
-  'signin/:provider': { POST: signInWithProvider, csrf: invalidCsrf.backTo('/signin') },
-  // The provider's redirect carries no CSRF token; `state` and the flow cookie bind it instead.
-  'callback/:provider': { GET: oauthCallback, POST: oauthCallback, csrf: EXEMPT },
-  signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
-  'verify-request': { GET: verifyRequest },
-  error: { GET: error },
-  'assets/style.css': { GET: stylesheet },
-  // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
-  _log: { POST: clientLog, csrf: EXEMPT, bodyLimit: CLIENT_LOG_BODY_LIMIT },
-} satisfies Record<string, Route>))
+const ROUTES: ReadonlyMap<string, Route> = new Map(
+  Object.entries({
+    csrf: { GET: csrf },
+    providers: { GET: providers },
+    session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
+    signin: { GET: signInPage },
+    'signin/:provider': { POST: signInWithProvider, csrf: invalidCsrf.backTo('/signin') },
+    // The provider's redirect carries no CSRF token; `state` and the flow cookie bind it instead.
+    'callback/:provider': { GET: oauthCallback, POST: oauthCallback, csrf: EXEMPT },
+    signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
+    'verify-request': { GET: verifyRequest },
+    error: { GET: error },
+    'assets/style.css': { GET: stylesheet },
+    // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
+    _log: { POST: clientLog, csrf: EXEMPT, bodyLimit: CLIENT_LOG_BODY_LIMIT },
+  } satisfies Record<string, Route>),
+)
 
 const JSON_MODE_HEADER = 'x-auth-return-redirect'
 
@@ -64,16 +66,24 @@ export function createRouter(svc: Services): Router {
   const router = Router()
   const basePath = svc.config.base?.path ?? DEFAULT_BASE_PATH
   router.use((req: Request, res: Response, next: NextFunction) => {
-    dispatch(svc, basePath, req, res, next).catch((err: unknown) => {
-      if (!isAuthError(err)) return next(err)
-      if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
-      sendError(req, res, err, svc.config.base?.href)
-    }).catch(next)
+    dispatch(svc, basePath, req, res, next)
+      .catch((err: unknown) => {
+        if (!isAuthError(err)) return next(err)
+        if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
+        sendError(req, res, err, svc.config.base?.href)
+      })
+      .catch(next)
   })
   return router
 }
 
-async function dispatch(svc: Services, basePath: string, req: Request, res: Response, next: NextFunction): Promise<void> {
+async function dispatch(
+  svc: Services,
+  basePath: string,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+): Promise<void> {
   const path = relativePath(req, basePath)
   if (path === null) return next()
   const literal = trimSlashes(path)
@@ -85,7 +95,9 @@ async function dispatch(svc: Services, basePath: string, req: Request, res: Resp
   const handler = method === 'GET' || method === 'POST' ? route[method] : undefined
   if (!handler) {
     const allow = [route.GET ? 'GET, HEAD' : '', route.POST ? 'POST' : ''].filter(Boolean).join(', ')
-    return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), svc.config.base?.href, { Allow: allow })
+    return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), svc.config.base?.href, {
+      Allow: allow,
+    })
   }
   const { base, cookieSet } = serviceFor(svc.config, req)
   const limit = Math.min(route.bodyLimit ?? Infinity, svc.config.bodyLimit)
@@ -93,8 +105,14 @@ async function dispatch(svc: Services, basePath: string, req: Request, res: Resp
   const provider = key.endsWith('/:provider') ? decodeSegment(segments[1]!) : undefined
   const json = body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1'
   const ctx = new Context(req, res, svc, base, cookieSet, readCookies(req), provider, body, json)
-  if (method === 'POST' && route.csrf !== EXEMPT && !svc.csrf.verify(ctx.cookies[ctx.cookieSet.csrfToken.name], body.csrfToken)) {
-    svc.log('warn', 'csrf.invalid', 'a POST without a valid CSRF token was refused; nothing was changed', { route: key })
+  if (
+    method === 'POST' &&
+    route.csrf !== EXEMPT &&
+    !svc.csrf.verify(ctx.cookies[ctx.cookieSet.csrfToken.name], body.csrfToken)
+  ) {
+    svc.log('warn', 'csrf.invalid', 'a POST without a valid CSRF token was refused; nothing was changed', {
+      route: key,
+    })
     return (route.csrf ?? invalidCsrf.badRequest)(ctx)
   }
   await handler(ctx)

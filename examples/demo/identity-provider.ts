@@ -29,19 +29,42 @@ function serverScript(): string {
 export function startEmbeddedIdp(port: number, callbackUrl: string): Promise<EmbeddedIdp> {
   const config = {
     port,
-    clients: [{ client_id: CLIENT_ID, client_secret: CLIENT_SECRET, redirect_uris: [callbackUrl], token_endpoint_auth_method: 'client_secret_post' }],
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        redirect_uris: [callbackUrl],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
     users: [{ accountId: 'alice', name: 'Alice Example', email: 'alice@example.com' }],
     exitWhenStdinCloses: true,
   }
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [serverScript()], { env: { ...process.env, IDP_CONFIG: JSON.stringify(config) }, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child: ChildProcess = spawn(process.execPath, [serverScript()], {
+      env: { ...process.env, IDP_CONFIG: JSON.stringify(config) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let errors = ''
-    child.stderr!.on('data', (data: Buffer) => { errors += String(data) })
-    child.once('exit', (code) => reject(new Error(`the demo identity provider stopped (exit ${code}):\n${errors.split('\n').filter((line) => !/WARNING|NOTICE|in-memory/i.test(line)).join('\n')}`)))
+    child.stderr!.on('data', (data: Buffer) => {
+      errors += String(data)
+    })
+    child.once('exit', (code) =>
+      reject(
+        new Error(
+          `the demo identity provider stopped (exit ${code}):\n${errors
+            .split('\n')
+            .filter((line) => !/WARNING|NOTICE|in-memory/i.test(line))
+            .join('\n')}`,
+        ),
+      ),
+    )
     child.stdout!.on('data', (data: Buffer) => {
       const ready = /IDP_READY (\S+)/.exec(String(data))
       if (!ready) return
-      const stop = () => { child.kill('SIGTERM') }
+      const stop = () => {
+        child.kill('SIGTERM')
+      }
       process.once('exit', stop)
       resolve({ issuer: ready[1]!, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, stop })
     })

@@ -13,15 +13,26 @@ import { readSettings } from './settings'
 async function main() {
   const settings = readSettings(process.env)
   if (settings.secretIsRandom) {
-    process.stderr.write('demo: SERVICE_AUTH_SECRET is not set; using a random secret, so sessions end when the demo restarts\n')
+    process.stderr.write(
+      'demo: SERVICE_AUTH_SECRET is not set; using a random secret, so sessions end when the demo restarts\n',
+    )
   }
-  const issuer = settings.oidc ?? await startEmbeddedIdp(settings.idpPort, `${settings.url}/callback/oidc`)
-  if (!settings.oidc) process.stdout.write(`demo: embedded identity provider at ${issuer.issuer} (user "alice", any password)\n`)
+  const issuer = settings.oidc ?? (await startEmbeddedIdp(settings.idpPort, `${settings.url}/callback/oidc`))
+  if (!settings.oidc)
+    process.stdout.write(`demo: embedded identity provider at ${issuer.issuer} (user "alice", any password)\n`)
 
   const authRouter = auth({
     url: settings.url,
     secret: settings.secret,
-    providers: [oidc({ id: 'oidc', name: 'Demo', issuer: issuer.issuer, clientId: issuer.clientId, clientSecret: issuer.clientSecret })],
+    providers: [
+      oidc({
+        id: 'oidc',
+        name: 'Demo',
+        issuer: issuer.issuer,
+        clientId: issuer.clientId,
+        clientSecret: issuer.clientSecret,
+      }),
+    ],
   })
 
   const app = express()

@@ -18,7 +18,8 @@ export interface DemoSettings {
 
 export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
   const port = Number(env.PORT ?? 3000)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number; got ${JSON.stringify(env.PORT)}`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`PORT must be a port number; got ${JSON.stringify(env.PORT)}`)
   const { url, basePath } = serviceUrl(env.SERVICE_AUTH_URL || `http://localhost:${port}/api/auth`)
   const given = env.SERVICE_AUTH_SECRET || undefined
   if (given !== undefined && given.length < 32) {
@@ -26,9 +27,13 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
   }
   const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret } = env
   const some = [issuer, clientId, clientSecret].filter(Boolean).length
-  if (some > 0 && some < 3) fail('set all three of OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or none (the demo then runs its own identity provider)')
+  if (some > 0 && some < 3)
+    fail(
+      'set all three of OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or none (the demo then runs its own identity provider)',
+    )
   const idpPort = Number(env.DEMO_IDP_PORT ?? port + 1)
-  if (!Number.isInteger(idpPort) || idpPort <= 0 || idpPort > 65535) fail(`DEMO_IDP_PORT must be a port number; got ${JSON.stringify(env.DEMO_IDP_PORT)}`)
+  if (!Number.isInteger(idpPort) || idpPort <= 0 || idpPort > 65535)
+    fail(`DEMO_IDP_PORT must be a port number; got ${JSON.stringify(env.DEMO_IDP_PORT)}`)
   return {
     port,
     url,
@@ -51,10 +56,14 @@ function serviceUrl(value: string): { url: string; basePath: string } {
   try {
     parsed = new URL(value)
   } catch {
-    fail(`SERVICE_AUTH_URL must be an absolute http(s) URL such as http://localhost:3000/api/auth; got ${JSON.stringify(value)}`)
+    fail(
+      `SERVICE_AUTH_URL must be an absolute http(s) URL such as http://localhost:3000/api/auth; got ${JSON.stringify(value)}`,
+    )
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    fail(`SERVICE_AUTH_URL must be an absolute http(s) URL such as http://localhost:3000/api/auth; got ${JSON.stringify(value)}`)
+    fail(
+      `SERVICE_AUTH_URL must be an absolute http(s) URL such as http://localhost:3000/api/auth; got ${JSON.stringify(value)}`,
+    )
   }
   if (parsed.username || parsed.password || parsed.search || parsed.hash) {
     fail(`SERVICE_AUTH_URL must not carry credentials, a query or a fragment; got ${JSON.stringify(value)}`)

@@ -30,7 +30,10 @@ const config = readConfig()
 const users = new Map(config.users.map((user) => [user.accountId, user]))
 
 // Until the Provider exists (see start), requests get a 503.
-let handler = (_req, res) => { res.statusCode = 503; res.end() }
+let handler = (_req, res) => {
+  res.statusCode = 503
+  res.end()
+}
 const server = createServer((req, res) => handler(req, res))
 server.on('error', (error) => fail(`cannot listen: ${error.message}`))
 server.listen(config.port ?? 0, '127.0.0.1', () => start().catch((error) => fail(error.stack)))
@@ -47,16 +50,29 @@ async function start() {
   provider.proxy = false
   provider.on('server_error', (_ctx, error) => console.error('idp server_error:', error))
   for (const event of ['authorization.error', 'grant.error', 'userinfo.error', 'end_session.error']) {
-    provider.on(event, (_ctx, error) => console.error(`idp ${event}: ${error.error ?? error.name}: ${error.error_description ?? error.message}`))
+    provider.on(event, (_ctx, error) =>
+      console.error(`idp ${event}: ${error.error ?? error.name}: ${error.error_description ?? error.message}`),
+    )
   }
 
   const oidc = provider.callback()
   handler = (req, res) => {
-    ownRoutes(provider, req, res).then((handled) => { if (!handled) oidc(req, res) }).catch((error) => {
-      console.error('idp interaction error:', error)
-      if (res.headersSent) return void res.end()
-      sendHtml(res, error instanceof errors.SessionNotFound ? 400 : 500, page('Sign-in failed', `<p class="error">${escape(error.error_description ?? error.message)}</p><p>Start again from the application.</p>`))
-    })
+    ownRoutes(provider, req, res)
+      .then((handled) => {
+        if (!handled) oidc(req, res)
+      })
+      .catch((error) => {
+        console.error('idp interaction error:', error)
+        if (res.headersSent) return void res.end()
+        sendHtml(
+          res,
+          error instanceof errors.SessionNotFound ? 400 : 500,
+          page(
+            'Sign-in failed',
+            `<p class="error">${escape(error.error_description ?? error.message)}</p><p>Start again from the application.</p>`,
+          ),
+        )
+      })
   }
   process.stdout.write(`IDP_READY ${issuer}\n`)
 }
@@ -64,7 +80,12 @@ async function start() {
 async function providerConfiguration(issuer) {
   // A fresh signing key per run: the specs and the demo get the JWKS from discovery.
   const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 })
-  const jwk = { ...privateKey.export({ format: 'jwk' }), kid: `idp-${randomBytes(4).toString('hex')}`, alg: 'RS256', use: 'sig' }
+  const jwk = {
+    ...privateKey.export({ format: 'jwk' }),
+    kid: `idp-${randomBytes(4).toString('hex')}`,
+    alg: 'RS256',
+    use: 'sig',
+  }
   return {
     clients: config.clients.map((client) => ({ ...client })),
     jwks: { keys: [jwk] },
@@ -85,7 +106,13 @@ async function providerConfiguration(issuer) {
       return {
         accountId: sub,
         async claims() {
-          return { sub, name: user.name, email: user.email, email_verified: true, picture: user.picture ?? `${issuer}/avatar/${encodeURIComponent(sub)}.svg` }
+          return {
+            sub,
+            name: user.name,
+            email: user.email,
+            email_verified: true,
+            picture: user.picture ?? `${issuer}/avatar/${encodeURIComponent(sub)}.svg`,
+          }
         },
       }
     },
@@ -99,7 +126,12 @@ async function providerConfiguration(issuer) {
     clientBasedCORS: () => false,
     renderError(ctx, out) {
       ctx.type = 'html'
-      ctx.body = page('Sign-in error', Object.entries(out).map(([key, value]) => `<p><strong>${escape(key)}</strong>: ${escape(value)}</p>`).join(''))
+      ctx.body = page(
+        'Sign-in error',
+        Object.entries(out)
+          .map(([key, value]) => `<p><strong>${escape(key)}</strong>: ${escape(value)}</p>`)
+          .join(''),
+      )
     },
   }
 }
@@ -134,10 +166,20 @@ async function ownRoutes(provider, req, res) {
     if (!user) {
       sendHtml(res, 401, loginPage(interaction, 'Unknown user or wrong password.', form.get('login') ?? ''))
     } else {
-      await provider.interactionFinished(req, res, { login: { accountId: user.accountId } }, { mergeWithLastSubmission: false })
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: user.accountId } },
+        { mergeWithLastSubmission: false },
+      )
     }
   } else if (req.method === 'POST' && action === '/abort') {
-    await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'End-User aborted interaction' }, { mergeWithLastSubmission: false })
+    await provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'End-User aborted interaction' },
+      { mergeWithLastSubmission: false },
+    )
   } else {
     res.statusCode = 405
     res.end()
@@ -147,7 +189,11 @@ async function ownRoutes(provider, req, res) {
 
 /** Grants whatever the consent prompt says is missing (the pattern from oidc-provider's docs). */
 async function grantConsent(provider, req, res, interaction) {
-  const { prompt: { details }, params, session } = interaction
+  const {
+    prompt: { details },
+    params,
+    session,
+  } = interaction
   const grant = interaction.grantId
     ? await provider.Grant.find(interaction.grantId)
     : new provider.Grant({ accountId: session.accountId, clientId: params.client_id })
@@ -157,7 +203,12 @@ async function grantConsent(provider, req, res, interaction) {
     grant.addResourceScope(indicator, scopes.join(' '))
   }
   const grantId = await grant.save()
-  await provider.interactionFinished(req, res, { consent: interaction.grantId ? {} : { grantId } }, { mergeWithLastSubmission: true })
+  await provider.interactionFinished(
+    req,
+    res,
+    { consent: interaction.grantId ? {} : { grantId } },
+    { mergeWithLastSubmission: true },
+  )
 }
 
 /** By accountId or e-mail; a user configured without a password accepts any non-empty one. */
@@ -170,8 +221,15 @@ function findUser(login, password) {
 
 function loginPage(interaction, error, login = '') {
   const { uid, params } = interaction
-  const hints = config.users.map((u) => `<li><code>${escape(u.accountId)}</code> / ${u.password === undefined ? 'any password' : `<code>${escape(u.password)}</code>`}</li>`).join('')
-  return page('Sign in', `
+  const hints = config.users
+    .map(
+      (u) =>
+        `<li><code>${escape(u.accountId)}</code> / ${u.password === undefined ? 'any password' : `<code>${escape(u.password)}</code>`}</li>`,
+    )
+    .join('')
+  return page(
+    'Sign in',
+    `
     <p><code>${escape(params.client_id)}</code> asks for: ${escape(params.scope ?? '')}</p>
     ${error ? `<p class="error" role="alert">${escape(error)}</p>` : ''}
     <form id="login-form" method="post" action="/interaction/${uid}/login">
@@ -182,15 +240,19 @@ function loginPage(interaction, error, login = '') {
     <form id="abort-form" method="post" action="/interaction/${uid}/abort">
       <button type="submit" class="secondary">Cancel</button>
     </form>
-    <p class="hint">Demo ${config.users.length === 1 ? 'user' : 'users'} (test identity provider):</p><ul class="hint">${hints}</ul>`)
+    <p class="hint">Demo ${config.users.length === 1 ? 'user' : 'users'} (test identity provider):</p><ul class="hint">${hints}</ul>`,
+  )
 }
 
 async function logoutSource(ctx, form) {
   // `form` is oidc-provider's hidden form (id op.logoutForm, carrying its xsrf token).
-  ctx.body = page('Sign out', `${form}
+  ctx.body = page(
+    'Sign out',
+    `${form}
     <p>Sign out of the test identity provider at ${escape(ctx.host)}?</p>
     <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
-    <button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>`)
+    <button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>`,
+  )
 }
 
 async function postLogoutSuccessSource(ctx) {
@@ -228,7 +290,9 @@ function sendAvatar(res, accountId) {
   if (!user) return false
   const initial = escape((user.name || accountId).charAt(0).toUpperCase())
   res.writeHead(200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'max-age=3600' })
-  res.end(`<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#2457c5"/><text x="32" y="42" font-size="28" font-family="sans-serif" text-anchor="middle" fill="#fff">${initial}</text></svg>`)
+  res.end(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64"><rect width="64" height="64" fill="#2457c5"/><text x="32" y="42" font-size="28" font-family="sans-serif" text-anchor="middle" fill="#fff">${initial}</text></svg>`,
+  )
   return true
 }
 
@@ -256,13 +320,15 @@ function readConfig() {
   }
   if (!Array.isArray(parsed.clients) || parsed.clients.length === 0) fail('configuration needs at least one client')
   for (const client of parsed.clients) {
-    if (!client.client_id || !client.client_secret || !Array.isArray(client.redirect_uris)) fail(`client ${JSON.stringify(client)} needs client_id, client_secret and redirect_uris`)
+    if (!client.client_id || !client.client_secret || !Array.isArray(client.redirect_uris))
+      fail(`client ${JSON.stringify(client)} needs client_id, client_secret and redirect_uris`)
   }
   if (!Array.isArray(parsed.users) || parsed.users.length === 0) fail('configuration needs at least one user')
   for (const user of parsed.users) {
     if (!user.accountId || !user.email) fail(`user ${JSON.stringify(user)} needs accountId and email`)
   }
-  if (parsed.issuer !== undefined && new URL(parsed.issuer).pathname !== '/') fail('issuer must not have a path (the provider is served at the root)')
+  if (parsed.issuer !== undefined && new URL(parsed.issuer).pathname !== '/')
+    fail('issuer must not have a path (the provider is served at the root)')
   if (parsed.issuer !== undefined) parsed.issuer = parsed.issuer.replace(/\/$/, '')
   return parsed
 }

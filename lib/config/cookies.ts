@@ -30,14 +30,27 @@ const NAME = /^[!#$%&'*+\-.^\w`|~]+$/
  * scheme is only known per request (`trustHost`, https undefined). Overrides that widen a cookie's
  * reach (a Domain, SameSite=None) are allowed, and said at start-up.
  */
-export function buildCookieSets(overrides: CookieOverrides, dangerouslyAllowInsecure: boolean, warn: (message: string) => void, https?: boolean) {
+export function buildCookieSets(
+  overrides: CookieOverrides,
+  dangerouslyAllowInsecure: boolean,
+  warn: (message: string) => void,
+  https?: boolean,
+) {
   for (const [kind, override] of Object.entries(overrides) as Array<[string, CookieOverride]>) {
     const options = override.options ?? {}
     checkAttributes(`cookies.${kind}.options`, options)
-    if (options.domain !== undefined) warn(`\`cookies.${kind}.options.domain\` sends the cookie to every subdomain of ${options.domain}; any of them can read or plant it`)
-    if (options.path !== undefined && options.path !== '/') warn(`\`cookies.${kind}.options.path\` rules out the __Host- prefix: on https a sibling subdomain can then plant the cookie`)
-    if (https !== false && override.name !== undefined && !override.name.startsWith('__Host-')) warn(`\`cookies.${kind}.name\` has no __Host- prefix: on https a sibling subdomain can plant the cookie`)
-    if (options.sameSite === 'none') warn(`\`cookies.${kind}.options.sameSite\` is 'none': the cookie goes along with requests from other sites`)
+    if (options.domain !== undefined)
+      warn(
+        `\`cookies.${kind}.options.domain\` sends the cookie to every subdomain of ${options.domain}; any of them can read or plant it`,
+      )
+    if (options.path !== undefined && options.path !== '/')
+      warn(
+        `\`cookies.${kind}.options.path\` rules out the __Host- prefix: on https a sibling subdomain can then plant the cookie`,
+      )
+    if (https !== false && override.name !== undefined && !override.name.startsWith('__Host-'))
+      warn(`\`cookies.${kind}.name\` has no __Host- prefix: on https a sibling subdomain can plant the cookie`)
+    if (options.sameSite === 'none')
+      warn(`\`cookies.${kind}.options.sameSite\` is 'none': the cookie goes along with requests from other sites`)
   }
   if (https !== undefined) {
     const set = buildCookieSet(https, overrides, dangerouslyAllowInsecure)
@@ -50,21 +63,37 @@ export function buildCookieSets(overrides: CookieOverrides, dangerouslyAllowInse
 }
 
 function checkAttributes(option: string, options: NonNullable<CookieOverride['options']>): void {
-  if (options.domain !== undefined && (typeof options.domain !== 'string' || !/^\.?[a-z0-9-]+(?:\.[a-z0-9-]+)*$/i.test(options.domain))) {
-    throw new ConfigurationError(`\`${option}.domain\` must be a host name such as 'example.com'; got ${JSON.stringify(options.domain)}`)
+  if (
+    options.domain !== undefined &&
+    (typeof options.domain !== 'string' || !/^\.?[a-z0-9-]+(?:\.[a-z0-9-]+)*$/i.test(options.domain))
+  ) {
+    throw new ConfigurationError(
+      `\`${option}.domain\` must be a host name such as 'example.com'; got ${JSON.stringify(options.domain)}`,
+    )
   }
-  if (options.path !== undefined && (typeof options.path !== 'string' || !/^\/[\x21-\x3a\x3c-\x7e]*$/.test(options.path))) {
-    throw new ConfigurationError(`\`${option}.path\` must be a path starting with '/' (no spaces or ';'); got ${JSON.stringify(options.path)}`)
+  if (
+    options.path !== undefined &&
+    (typeof options.path !== 'string' || !/^\/[\x21-\x3a\x3c-\x7e]*$/.test(options.path))
+  ) {
+    throw new ConfigurationError(
+      `\`${option}.path\` must be a path starting with '/' (no spaces or ';'); got ${JSON.stringify(options.path)}`,
+    )
   }
   if (options.sameSite !== undefined && !['lax', 'strict', 'none'].includes(options.sameSite)) {
-    throw new ConfigurationError(`\`${option}.sameSite\` must be 'lax', 'strict' or 'none'; got ${JSON.stringify(options.sameSite)}`)
+    throw new ConfigurationError(
+      `\`${option}.sameSite\` must be 'lax', 'strict' or 'none'; got ${JSON.stringify(options.sameSite)}`,
+    )
   }
   if (options.secure !== undefined && typeof options.secure !== 'boolean') {
     throw new ConfigurationError(`\`${option}.secure\` must be true or false; got ${JSON.stringify(options.secure)}`)
   }
 }
 
-export function buildCookieSet(https: boolean, overrides: CookieOverrides, dangerouslyAllowInsecure: boolean): CookieSet {
+export function buildCookieSet(
+  https: boolean,
+  overrides: CookieOverrides,
+  dangerouslyAllowInsecure: boolean,
+): CookieSet {
   const set = {} as Record<CookieKind, CookieDef>
   for (const kind of Object.keys(BASE_NAMES) as CookieKind[]) {
     set[kind] = buildCookie(kind, https, overrides[kind] ?? {}, dangerouslyAllowInsecure)
@@ -72,17 +101,26 @@ export function buildCookieSet(https: boolean, overrides: CookieOverrides, dange
   return Object.freeze(set)
 }
 
-function buildCookie(kind: CookieKind, https: boolean, override: CookieOverride, dangerouslyAllowInsecure: boolean): CookieDef {
+function buildCookie(
+  kind: CookieKind,
+  https: boolean,
+  override: CookieOverride,
+  dangerouslyAllowInsecure: boolean,
+): CookieDef {
   const option = `cookies.${kind}`
   const options = override.options ?? {}
   const path = options.path ?? '/'
   const sameSite = options.sameSite ?? 'lax'
   const secure = options.secure ?? https
   if (https && !secure && !dangerouslyAllowInsecure) {
-    throw new ConfigurationError(`\`${option}.options.secure\` is false on an https service, which lets the cookie travel in clear text; remove it (or set \`dangerouslyAllowInsecureCookies: true\` for a test setup)`)
+    throw new ConfigurationError(
+      `\`${option}.options.secure\` is false on an https service, which lets the cookie travel in clear text; remove it (or set \`dangerouslyAllowInsecureCookies: true\` for a test setup)`,
+    )
   }
   if (sameSite === 'none' && !secure) {
-    throw new ConfigurationError(`\`${option}.options.sameSite\` 'none' needs a Secure cookie (an https \`url\`); use 'lax' or 'strict'`)
+    throw new ConfigurationError(
+      `\`${option}.options.sameSite\` 'none' needs a Secure cookie (an https \`url\`); use 'lax' or 'strict'`,
+    )
   }
   const hostOnlyRoot = options.domain === undefined && path === '/'
   const name = override.name ?? defaultName(kind, secure, hostOnlyRoot)
@@ -90,10 +128,14 @@ function buildCookie(kind: CookieKind, https: boolean, override: CookieOverride,
     throw new ConfigurationError(`\`${option}.name\` must be a valid cookie name; got ${JSON.stringify(name)}`)
   }
   if (name.startsWith('__Host-') && !(secure && hostOnlyRoot)) {
-    throw new ConfigurationError(`\`${option}.name\` starts with __Host-, which browsers accept only on a Secure cookie with Path=/ and no Domain; rename it or remove the domain/path override`)
+    throw new ConfigurationError(
+      `\`${option}.name\` starts with __Host-, which browsers accept only on a Secure cookie with Path=/ and no Domain; rename it or remove the domain/path override`,
+    )
   }
   if (name.startsWith('__Secure-') && !secure) {
-    throw new ConfigurationError(`\`${option}.name\` starts with __Secure-, which browsers accept only on a Secure cookie (an https \`url\`); rename it`)
+    throw new ConfigurationError(
+      `\`${option}.name\` starts with __Secure-, which browsers accept only on a Secure cookie (an https \`url\`); rename it`,
+    )
   }
   let attrs = `; Path=${path}; HttpOnly; SameSite=${sameSite[0]!.toUpperCase()}${sameSite.slice(1)}`
   if (options.domain !== undefined) attrs += `; Domain=${options.domain}`

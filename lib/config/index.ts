@@ -7,7 +7,13 @@ import type { AuthOptions, Callbacks, Events, Pages } from './types'
 import { isRecord } from '../util/object'
 import { parseHttpUrl } from '../urls/http-url'
 import {
-  checkFunctions, checkKeys, describe, optionalBoolean, optionalMilliseconds, optionalObject, optionalSeconds,
+  checkFunctions,
+  checkKeys,
+  describe,
+  optionalBoolean,
+  optionalMilliseconds,
+  optionalObject,
+  optionalSeconds,
 } from './validate'
 
 export interface ResolvedConfig {
@@ -15,7 +21,12 @@ export interface ResolvedConfig {
   readonly base: BaseUrl | null
   readonly secrets: readonly string[]
   readonly providers: readonly ProviderInfo[]
-  readonly session: { readonly strategy: 'cookie'; readonly maxAge: number; readonly updateAge: number; readonly maxLifetime: number }
+  readonly session: {
+    readonly strategy: 'cookie'
+    readonly maxAge: number
+    readonly updateAge: number
+    readonly maxLifetime: number
+  }
   readonly callbacks: Readonly<Callbacks>
   readonly events: Readonly<Events>
   readonly pages: Readonly<Pages>
@@ -31,8 +42,22 @@ export interface ResolvedConfig {
 }
 
 const OPTIONS = [
-  'url', 'secret', 'providers', 'session', 'callbacks', 'events', 'pages', 'cookies', 'trustedOrigins',
-  'trustHost', 'logger', 'nextAuthClient', 'bodyLimit', 'bodyTimeout', 'providerTimeout', 'dangerouslyAllowInsecureCookies',
+  'url',
+  'secret',
+  'providers',
+  'session',
+  'callbacks',
+  'events',
+  'pages',
+  'cookies',
+  'trustedOrigins',
+  'trustHost',
+  'logger',
+  'nextAuthClient',
+  'bodyLimit',
+  'bodyTimeout',
+  'providerTimeout',
+  'dangerouslyAllowInsecureCookies',
 ] as const
 
 const DAY = 24 * 60 * 60
@@ -51,13 +76,22 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
   const trustHost = optionalBoolean(options.trustHost, 'trustHost')
   const dangerous = optionalBoolean(options.dangerouslyAllowInsecureCookies, 'dangerouslyAllowInsecureCookies')
   const base = resolveBase(options.url, env, trustHost)
-  if (dangerous) log('warn', 'config.warning', '`dangerouslyAllowInsecureCookies` is set: cookies may travel in clear text; never use it in production')
+  if (dangerous)
+    log(
+      'warn',
+      'config.warning',
+      '`dangerouslyAllowInsecureCookies` is set: cookies may travel in clear text; never use it in production',
+    )
 
   const cookies = optionalObject(options.cookies, 'cookies')
   checkKeys(cookies, ['sessionToken', 'csrfToken', 'flow'], 'cookies.')
   for (const [kind, override] of Object.entries(cookies)) {
     checkKeys(optionalObject(override, `cookies.${kind}`), ['name', 'options'], `cookies.${kind}.`)
-    checkKeys(optionalObject((override as Record<string, unknown>).options, `cookies.${kind}.options`), ['domain', 'path', 'sameSite', 'secure'], `cookies.${kind}.options.`)
+    checkKeys(
+      optionalObject((override as Record<string, unknown>).options, `cookies.${kind}.options`),
+      ['domain', 'path', 'sameSite', 'secure'],
+      `cookies.${kind}.options.`,
+    )
   }
 
   return Object.freeze({
@@ -80,27 +114,35 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
 
 function resolveBase(url: unknown, env: NodeJS.ProcessEnv, trustHost: boolean): BaseUrl | null {
   if (url !== undefined) {
-    if (typeof url !== 'string') throw new ConfigurationError(`\`url\` must be a string such as 'https://example.com/api/auth'; got ${describe(url)}`)
+    if (typeof url !== 'string')
+      throw new ConfigurationError(
+        `\`url\` must be a string such as 'https://example.com/api/auth'; got ${describe(url)}`,
+      )
     return parseBaseUrl(url, 'url')
   }
   const fromEnv = env.SERVICE_AUTH_URL
   if (fromEnv) return parseBaseUrl(fromEnv, 'SERVICE_AUTH_URL')
   if (trustHost) return null
-  throw new ConfigurationError("`url` is required: pass `url: 'https://example.com/api/auth'` or set SERVICE_AUTH_URL (or, behind a proxy you trust, `trustHost: true`)")
+  throw new ConfigurationError(
+    "`url` is required: pass `url: 'https://example.com/api/auth'` or set SERVICE_AUTH_URL (or, behind a proxy you trust, `trustHost: true`)",
+  )
 }
 
 function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string[] {
   const option = value === undefined ? 'SERVICE_AUTH_SECRET' : 'secret'
   const raw = value ?? env.SERVICE_AUTH_SECRET
   const fix = `use 32 or more random characters, for example the output of \`openssl rand -base64 32\``
-  if (raw === undefined || raw === '') throw new ConfigurationError(`\`secret\` is required: pass \`secret\` or set SERVICE_AUTH_SECRET; ${fix}`)
+  if (raw === undefined || raw === '')
+    throw new ConfigurationError(`\`secret\` is required: pass \`secret\` or set SERVICE_AUTH_SECRET; ${fix}`)
   const list = Array.isArray(raw) ? raw : [raw]
   if (list.length === 0) throw new ConfigurationError(`\`secret\` must not be an empty array; ${fix}`)
   list.forEach((secret, index) => {
     const name = Array.isArray(raw) ? `${option}[${index}]` : option
-    if (typeof secret !== 'string') throw new ConfigurationError(`\`${name}\` must be a string; got ${describe(secret)}`)
+    if (typeof secret !== 'string')
+      throw new ConfigurationError(`\`${name}\` must be a string; got ${describe(secret)}`)
     // The value itself is never echoed: it is a secret even when it is a bad one.
-    if (secret.length < SECRET_MIN_LENGTH) throw new ConfigurationError(`\`${name}\` is ${secret.length} characters long; ${fix}`)
+    if (secret.length < SECRET_MIN_LENGTH)
+      throw new ConfigurationError(`\`${name}\` is ${secret.length} characters long; ${fix}`)
   })
   return Object.freeze([...(list as string[])])
 }
@@ -111,21 +153,35 @@ function resolveProviders(value: unknown): readonly ProviderInfo[] {
   if (value === undefined) return Object.freeze([])
   if (!Array.isArray(value)) throw new ConfigurationError(`\`providers\` must be an array; got ${describe(value)}`)
   const seen = new Set<string>()
-  return Object.freeze(value.map((provider: unknown, index) => {
-    const option = `providers[${index}]`
-    // Only the factories build what a provider needs to run; anything else would be listed by
-    // GET /providers and then answer 404.
-    if (!isRecord(provider) || !('protocol' in provider)) {
-      throw new ConfigurationError(`\`${option}\` must be made by passportStrategy(), oauth2() or oidc() (import them from 'express-auth-service'); got ${describe(provider)}`)
-    }
-    const { id, name, type } = provider
-    if (typeof id !== 'string' || !PROVIDER_ID.test(id)) throw new ConfigurationError(`\`${option}.id\` must be URL-safe (letters, digits, '-' and '_'); got ${describe(id)}`)
-    if (seen.has(id)) throw new ConfigurationError(`\`${option}.id\` ${JSON.stringify(id)} is used twice; give each provider its own id`)
-    if (type !== 'oauth' && type !== 'email') throw new ConfigurationError(`\`${option}.type\` must be 'oauth' or 'email'; got ${describe(type)}`)
-    if ((id === 'email') !== (type === 'email')) throw new ConfigurationError(`\`${option}.id\` 'email' is reserved for the e-mail provider, which always has that id`)
-    seen.add(id)
-    return Object.freeze({ ...provider, id, type, name: typeof name === 'string' && name ? name : id })
-  }))
+  return Object.freeze(
+    value.map((provider: unknown, index) => {
+      const option = `providers[${index}]`
+      // Only the factories build what a provider needs to run; anything else would be listed by
+      // GET /providers and then answer 404.
+      if (!isRecord(provider) || !('protocol' in provider)) {
+        throw new ConfigurationError(
+          `\`${option}\` must be made by passportStrategy(), oauth2() or oidc() (import them from 'express-auth-service'); got ${describe(provider)}`,
+        )
+      }
+      const { id, name, type } = provider
+      if (typeof id !== 'string' || !PROVIDER_ID.test(id))
+        throw new ConfigurationError(
+          `\`${option}.id\` must be URL-safe (letters, digits, '-' and '_'); got ${describe(id)}`,
+        )
+      if (seen.has(id))
+        throw new ConfigurationError(
+          `\`${option}.id\` ${JSON.stringify(id)} is used twice; give each provider its own id`,
+        )
+      if (type !== 'oauth' && type !== 'email')
+        throw new ConfigurationError(`\`${option}.type\` must be 'oauth' or 'email'; got ${describe(type)}`)
+      if ((id === 'email') !== (type === 'email'))
+        throw new ConfigurationError(
+          `\`${option}.id\` 'email' is reserved for the e-mail provider, which always has that id`,
+        )
+      seen.add(id)
+      return Object.freeze({ ...provider, id, type, name: typeof name === 'string' && name ? name : id })
+    }),
+  )
 }
 
 function resolveSession(value: unknown) {
@@ -136,11 +192,14 @@ function resolveSession(value: unknown) {
   }
   const maxAge = optionalSeconds(session.maxAge, 'session.maxAge', 30 * DAY)
   const updateAge = optionalSeconds(session.updateAge, 'session.updateAge', Math.min(DAY, maxAge))
-  if (updateAge > maxAge) throw new ConfigurationError(`\`session.updateAge\` (${updateAge}) must not exceed \`session.maxAge\` (${maxAge})`)
+  if (updateAge > maxAge)
+    throw new ConfigurationError(`\`session.updateAge\` (${updateAge}) must not exceed \`session.maxAge\` (${maxAge})`)
   // Renewal alone would keep a stolen cookie alive for ever: a session ends this long after sign-in.
   const maxLifetime = optionalSeconds(session.maxLifetime, 'session.maxLifetime', Math.max(30 * DAY, maxAge))
   if (maxLifetime < maxAge) {
-    throw new ConfigurationError(`\`session.maxLifetime\` (${maxLifetime}) must be at least \`session.maxAge\` (${maxAge}): raise it, or lower maxAge`)
+    throw new ConfigurationError(
+      `\`session.maxLifetime\` (${maxLifetime}) must be at least \`session.maxAge\` (${maxAge}): raise it, or lower maxAge`,
+    )
   }
   return Object.freeze({ strategy: 'cookie' as const, maxAge, updateAge, maxLifetime })
 }
@@ -156,7 +215,9 @@ function resolvePages(value: unknown): Readonly<Pages> {
   checkKeys(pages, ['signIn', 'signOut', 'error', 'verifyRequest'], 'pages.')
   for (const [key, page] of Object.entries(pages)) {
     if (typeof page !== 'string' || page.startsWith('//') || !(page.startsWith('/') || parseHttpUrl(page))) {
-      throw new ConfigurationError(`\`pages.${key}\` must be a path such as '/login' or an absolute http(s) URL; got ${describe(page)}`)
+      throw new ConfigurationError(
+        `\`pages.${key}\` must be a path such as '/login' or an absolute http(s) URL; got ${describe(page)}`,
+      )
     }
   }
   return Object.freeze({ ...pages })
@@ -164,26 +225,37 @@ function resolvePages(value: unknown): Readonly<Pages> {
 
 function resolveOrigins(value: unknown): ReadonlySet<string> {
   if (value === undefined) return new Set()
-  if (!Array.isArray(value)) throw new ConfigurationError(`\`trustedOrigins\` must be an array of origins such as 'https://app.example.com'; got ${describe(value)}`)
-  return new Set(value.map((origin: unknown, index) => {
-    const parsed = parseHttpUrl(origin)
-    if (!parsed || parsed.origin !== String(origin).replace(/\/$/, '')) {
-      throw new ConfigurationError(`\`trustedOrigins[${index}]\` must be an origin (scheme, host, port; no path) such as 'https://app.example.com'; got ${describe(origin)}`)
-    }
-    return parsed.origin
-  }))
+  if (!Array.isArray(value))
+    throw new ConfigurationError(
+      `\`trustedOrigins\` must be an array of origins such as 'https://app.example.com'; got ${describe(value)}`,
+    )
+  return new Set(
+    value.map((origin: unknown, index) => {
+      const parsed = parseHttpUrl(origin)
+      if (!parsed || parsed.origin !== String(origin).replace(/\/$/, '')) {
+        throw new ConfigurationError(
+          `\`trustedOrigins[${index}]\` must be an origin (scheme, host, port; no path) such as 'https://app.example.com'; got ${describe(origin)}`,
+        )
+      }
+      return parsed.origin
+    }),
+  )
 }
 
 function resolveLogger(value: unknown) {
   if (value === undefined) return defaultLogger
   if (value === false || typeof value === 'function') return value as typeof defaultLogger | false
-  throw new ConfigurationError(`\`logger\` must be a function receiving each log entry, or false; got ${describe(value)}. For pino: \`logger: (e) => pino[e.level](e)\``)
+  throw new ConfigurationError(
+    `\`logger\` must be a function receiving each log entry, or false; got ${describe(value)}. For pino: \`logger: (e) => pino[e.level](e)\``,
+  )
 }
 
 function resolveClient(value: unknown): '{}' | 'null' {
   if (value === undefined || value === 'v4') return '{}'
   if (value === 'v5') return 'null'
-  throw new ConfigurationError(`\`nextAuthClient\` must be 'v4' (also right for the v3 client) or 'v5'; got ${describe(value)}`)
+  throw new ConfigurationError(
+    `\`nextAuthClient\` must be 'v4' (also right for the v3 client) or 'v5'; got ${describe(value)}`,
+  )
 }
 
 function resolveBodyLimit(value: unknown): number {

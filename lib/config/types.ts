@@ -55,7 +55,10 @@ export interface Callbacks {
    * Decides what `POST /session` keeps: receives the record and the client's `data`, returns the
    * new server-side `data` (or undefined to keep it as it is). Client data is never kept otherwise.
    */
-  update?: (params: { record: Readonly<SessionRecord>; newData: unknown }) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>
+  update?: (params: {
+    record: Readonly<SessionRecord>
+    newData: unknown
+  }) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>
   /** Called at sign-in (OAuth and e-mail providers). */
   signIn?: (params: SignInCallbackParams) => SignInResult | Promise<SignInResult>
 }

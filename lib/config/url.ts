@@ -16,9 +16,14 @@ export const DEFAULT_BASE_PATH = '/api/auth'
 
 export function parseBaseUrl(value: string, option: string): BaseUrl {
   const url = parseHttpUrl(value)
-  if (!url) throw new ConfigurationError(`\`${option}\` must be an absolute http(s) URL such as 'https://example.com/api/auth'; got ${JSON.stringify(value)}`)
+  if (!url)
+    throw new ConfigurationError(
+      `\`${option}\` must be an absolute http(s) URL such as 'https://example.com/api/auth'; got ${JSON.stringify(value)}`,
+    )
   if (url.username || url.password || url.search || url.hash) {
-    throw new ConfigurationError(`\`${option}\` must not carry credentials, a query or a fragment; got ${JSON.stringify(value)}`)
+    throw new ConfigurationError(
+      `\`${option}\` must not carry credentials, a query or a fragment; got ${JSON.stringify(value)}`,
+    )
   }
   return baseUrl(url.origin, url.pathname)
 }

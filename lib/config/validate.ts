@@ -13,7 +13,6 @@ export function describe(value: unknown): string {
   return typeof value
 }
 
-
 /** Rejects keys that are not known, suggesting the nearest known one ("did you mean"). */
 export function checkKeys(value: Record<string, unknown>, known: readonly string[], prefix: string): void {
   for (const key of Object.keys(value)) {
@@ -41,7 +40,9 @@ export function optionalSeconds(value: unknown, option: string, fallback: number
 export function optionalMilliseconds(value: unknown, option: string, fallback: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 600_000) {
-    throw new ConfigurationError(`\`${option}\` must be a whole number of milliseconds from 1 to 600000; got ${describe(value)}`)
+    throw new ConfigurationError(
+      `\`${option}\` must be a whole number of milliseconds from 1 to 600000; got ${describe(value)}`,
+    )
   }
   return value
 }
@@ -54,7 +55,8 @@ export function optionalFunction(value: unknown, option: string): void {
 
 export function optionalBoolean(value: unknown, option: string): boolean {
   if (value === undefined) return false
-  if (typeof value !== 'boolean') throw new ConfigurationError(`\`${option}\` must be true or false; got ${describe(value)}`)
+  if (typeof value !== 'boolean')
+    throw new ConfigurationError(`\`${option}\` must be true or false; got ${describe(value)}`)
   return value
 }
 

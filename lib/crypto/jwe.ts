@@ -60,5 +60,7 @@ function decrypt(key: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer, aad: 
 function isDirA256Gcm(header: string): boolean {
   const parsed = parseJsonObject(Buffer.from(header, 'base64url').toString('utf8'))
   if (!parsed || parsed.alg !== 'dir' || parsed.enc !== 'A256GCM') return false
-  return Object.keys(parsed).every((name) => name === 'alg' || name === 'enc' || name === 'typ' || name === 'cty' || name === 'kid')
+  return Object.keys(parsed).every(
+    (name) => name === 'alg' || name === 'enc' || name === 'typ' || name === 'cty' || name === 'kid',
+  )
 }

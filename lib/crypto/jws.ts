@@ -14,18 +14,20 @@ interface Algorithm {
 }
 
 // A Map: the token's own `alg` picks the entry, and `constructor` must not find anything.
-const ALGORITHMS: ReadonlyMap<string, Algorithm> = new Map(Object.entries({
-  RS256: { hash: 'sha256', kty: 'RSA' },
-  RS384: { hash: 'sha384', kty: 'RSA' },
-  RS512: { hash: 'sha512', kty: 'RSA' },
-  PS256: { hash: 'sha256', kty: 'RSA', pss: true },
-  PS384: { hash: 'sha384', kty: 'RSA', pss: true },
-  PS512: { hash: 'sha512', kty: 'RSA', pss: true },
-  ES256: { hash: 'sha256', kty: 'EC', ieee: true },
-  ES384: { hash: 'sha384', kty: 'EC', ieee: true },
-  ES512: { hash: 'sha512', kty: 'EC', ieee: true },
-  EdDSA: { hash: null, kty: 'OKP' },
-} satisfies Record<string, Algorithm>))
+const ALGORITHMS: ReadonlyMap<string, Algorithm> = new Map(
+  Object.entries({
+    RS256: { hash: 'sha256', kty: 'RSA' },
+    RS384: { hash: 'sha384', kty: 'RSA' },
+    RS512: { hash: 'sha512', kty: 'RSA' },
+    PS256: { hash: 'sha256', kty: 'RSA', pss: true },
+    PS384: { hash: 'sha384', kty: 'RSA', pss: true },
+    PS512: { hash: 'sha512', kty: 'RSA', pss: true },
+    ES256: { hash: 'sha256', kty: 'EC', ieee: true },
+    ES384: { hash: 'sha384', kty: 'EC', ieee: true },
+    ES512: { hash: 'sha512', kty: 'EC', ieee: true },
+    EdDSA: { hash: null, kty: 'OKP' },
+  } satisfies Record<string, Algorithm>),
+)
 
 export interface Jwk extends JsonWebKey {
   kid?: string
@@ -56,18 +58,30 @@ export function verifyJws(token: unknown, keys: readonly Jwk[]): DecodedJws | nu
   const { header } = decoded
   const alg = typeof header.alg === 'string' ? ALGORITHMS.get(header.alg) : undefined
   if (!alg || header.crit !== undefined) return null
-  const candidates = keys.filter((key) => key !== null && typeof key === 'object' && key.kty === alg.kty && (key.use === undefined || key.use === 'sig') &&
-    (key.alg === undefined || key.alg === header.alg) && (header.kid === undefined || key.kid === header.kid))
+  const candidates = keys.filter(
+    (key) =>
+      key !== null &&
+      typeof key === 'object' &&
+      key.kty === alg.kty &&
+      (key.use === undefined || key.use === 'sig') &&
+      (key.alg === undefined || key.alg === header.alg) &&
+      (header.kid === undefined || key.kid === header.kid),
+  )
   for (const jwk of candidates) {
     const key = importKey(jwk)
-    if (key && checkSignature(alg, key, decoded.signingInput, decoded.signature)) return { header, payload: decoded.payload }
+    if (key && checkSignature(alg, key, decoded.signingInput, decoded.signature))
+      return { header, payload: decoded.payload }
   }
   return null
 }
 
 function checkSignature(alg: Algorithm, key: KeyObject, input: string, signature: Buffer): boolean {
   try {
-    const options = alg.ieee ? { key, dsaEncoding: 'ieee-p1363' as const } : alg.pss ? { key, padding: 6, saltLength: -1 } : key
+    const options = alg.ieee
+      ? { key, dsaEncoding: 'ieee-p1363' as const }
+      : alg.pss
+        ? { key, padding: 6, saltLength: -1 }
+        : key
     // RSA-PSS: padding 6 is RSA_PKCS1_PSS_PADDING; saltLength -1 means "the digest length".
     return verify(alg.hash, Buffer.from(input), options, signature)
   } catch {

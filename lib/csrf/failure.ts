@@ -14,7 +14,13 @@ export const invalidCsrf = {
    */
   backTo(path: '/signin' | '/signout'): (ctx: Context) => Promise<void> {
     return async (ctx) => {
-      if (ctx.json) sendJson(ctx.res, 403, JSON.stringify({ url: ctx.serviceUrl(path, { csrf: 'true', error: 'MissingCSRF' }) }), true)
+      if (ctx.json)
+        sendJson(
+          ctx.res,
+          403,
+          JSON.stringify({ url: ctx.serviceUrl(path, { csrf: 'true', error: 'MissingCSRF' }) }),
+          true,
+        )
       else sendRedirect(ctx.res, ctx.serviceUrl(path, { csrf: 'true' }))
     }
   },

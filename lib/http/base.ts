@@ -19,7 +19,8 @@ export function serviceFor(config: ResolvedConfig, req: Request): { base: BaseUr
  */
 export function baseFromHeaders(req: Request): BaseUrl {
   const host = first(req.headers['x-forwarded-host']) ?? req.headers.host ?? ''
-  const proto = first(req.headers['x-forwarded-proto']) ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http')
+  const proto =
+    first(req.headers['x-forwarded-proto']) ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http')
   const origin = (proto === 'http' || proto === 'https') && isHost(host) ? originOf(`${proto}://${host}`) : null
   if (origin === null) throw new AuthError('InvalidHost', 'the Host header is not a host name')
   return baseUrl(origin, DEFAULT_BASE_PATH)

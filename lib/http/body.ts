@@ -14,7 +14,10 @@ export async function readBody(req: Request, limit: number, timeoutMs: number): 
   if (!(length > 0) && req.headers['transfer-encoding'] === undefined) return {}
   const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase()
   if (type !== 'application/json' && type !== 'application/x-www-form-urlencoded') {
-    throw new AuthError('UnsupportedMediaType', 'POST bodies must be application/x-www-form-urlencoded or application/json')
+    throw new AuthError(
+      'UnsupportedMediaType',
+      'POST bodies must be application/x-www-form-urlencoded or application/json',
+    )
   }
   if (length > limit) throw new AuthError('PayloadTooLarge', `the body is larger than ${limit} bytes`)
   const text = await readText(req, limit, timeoutMs)
@@ -30,7 +33,10 @@ function readText(req: Request, limit: number, timeoutMs: number): Promise<strin
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
-    const timer = setTimeout(() => fail(new AuthError('RequestTimeout', `the body did not arrive within ${timeoutMs} ms`)), timeoutMs)
+    const timer = setTimeout(
+      () => fail(new AuthError('RequestTimeout', `the body did not arrive within ${timeoutMs} ms`)),
+      timeoutMs,
+    )
     const settle = () => {
       clearTimeout(timer)
       req.removeListener('data', onData)

@@ -31,7 +31,13 @@ export function hasChunked(cookies: Record<string, unknown>, name: string): bool
   return cookies[name] !== undefined || cookies[`${name}.0`] !== undefined
 }
 
-export function writeChunked(res: Response, cookies: Record<string, unknown>, def: CookieDef, value: string, maxAgeSeconds: number): void {
+export function writeChunked(
+  res: Response,
+  cookies: Record<string, unknown>,
+  def: CookieDef,
+  value: string,
+  maxAgeSeconds: number,
+): void {
   const written = new Set<string>()
   if (value.length <= CHUNK_SIZE) {
     setCookie(res, def, value, maxAgeSeconds)

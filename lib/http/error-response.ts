@@ -11,7 +11,13 @@ export function prefersJson(req: Request): boolean {
 }
 
 /** The answer to one of our errors: JSON `{ "error": code }` or the error page, by Accept. `base` links the page to the sign-in page. */
-export function sendError(req: Request, res: Response, error: AuthError, base?: string, headers: Record<string, string> = {}): void {
+export function sendError(
+  req: Request,
+  res: Response,
+  error: AuthError,
+  base?: string,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) return
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
   // A body we refused (too large, too slow, of another type, for no route) is not drained for

@@ -13,14 +13,19 @@ export function relativePath(req: Request, basePath: string): string | null {
   const path = query === -1 ? url : url.slice(0, query)
   const mount = req.baseUrl
   if (mount === '') {
-    if (path.length < basePath.length || path.slice(0, basePath.length).toLowerCase() !== basePath.toLowerCase()) return null
+    if (path.length < basePath.length || path.slice(0, basePath.length).toLowerCase() !== basePath.toLowerCase())
+      return null
     const rest = path.slice(basePath.length)
     if (rest !== '' && rest[0] !== '/') return null
     return rest === '' ? '/' : rest
   }
   const lowerBase = basePath.toLowerCase()
   const lowerMount = mount.toLowerCase()
-  if (lowerBase === lowerMount || (lowerBase.endsWith(lowerMount) && lowerBase[lowerBase.length - lowerMount.length] === '/')) return path
+  if (
+    lowerBase === lowerMount ||
+    (lowerBase.endsWith(lowerMount) && lowerBase[lowerBase.length - lowerMount.length] === '/')
+  )
+    return path
   throw new ConfigurationError(
     `the auth router is mounted at "${mount}" but the service's base path is "${basePath}" (from \`url\` or SERVICE_AUTH_URL): ` +
       `mount it with app.use('${basePath}', auth(…)), or at the root, or change \`url\` so that its path ends in "${mount}"`,

@@ -3,7 +3,13 @@ import { PAGE_CSP, renderView, STYLESHEET, type RenderOptions, type ViewData, ty
 import { noSniff, sendHtml } from './reply'
 
 /** Renders a built-in page (lib/pages) and writes it as `text/html; charset=utf-8`, with its CSP. */
-export function renderPage<V extends ViewName>(res: Response, status: number, view: V, data: ViewData[V], options: RenderOptions = {}): void {
+export function renderPage<V extends ViewName>(
+  res: Response,
+  status: number,
+  view: V,
+  data: ViewData[V],
+  options: RenderOptions = {},
+): void {
   const page = renderView(view, data, options)
   res.setHeader('Content-Security-Policy', PAGE_CSP)
   sendHtml(res, status, page.html, page.noStore)

@@ -5,9 +5,18 @@ export type ViewName = 'signin' | 'signout' | 'error' | 'verify-request' | 'emai
 
 /** Codes the sign-in page explains in its alert box (wire contract, "Error codes"). */
 export type SigninAlertCode =
-  | 'Signin' | 'OAuthSignin' | 'OAuthCallback' | 'OAuthCreateAccount' | 'EmailCreateAccount'
-  | 'Callback' | 'OAuthAccountNotLinked' | 'EmailSignin' | 'CredentialsSignin' | 'SessionRequired'
-  | 'MissingCSRF' | 'Default'
+  | 'Signin'
+  | 'OAuthSignin'
+  | 'OAuthCallback'
+  | 'OAuthCreateAccount'
+  | 'EmailCreateAccount'
+  | 'Callback'
+  | 'OAuthAccountNotLinked'
+  | 'EmailSignin'
+  | 'CredentialsSignin'
+  | 'SessionRequired'
+  | 'MissingCSRF'
+  | 'Default'
 
 /** Codes the error page explains; any other code is shown as `Default`. */
 export type ErrorPageCode = 'Configuration' | 'AccessDenied' | 'Verification' | 'Default' | HttpErrorCode
@@ -26,13 +35,13 @@ export interface ErrorText {
 export interface Messages {
   lang: string
   titles: Record<ViewName, string>
-  signin: { heading: string, withProvider: string, emailLabel: string, withEmail: string, or: string }
+  signin: { heading: string; withProvider: string; emailLabel: string; withEmail: string; or: string }
   signinAlerts: Record<SigninAlertCode, string>
-  signout: { heading: string, question: string, button: string }
+  signout: { heading: string; question: string; button: string }
   error: { backToSignIn: string }
   errors: Record<ErrorPageCode, ErrorText>
-  verifyRequest: { heading: string, message: string, link: string }
-  emailConfirm: { heading: string, message: string, button: string }
+  verifyRequest: { heading: string; message: string; link: string }
+  emailConfirm: { heading: string; message: string; button: string }
 }
 
 const TRY_ANOTHER_ACCOUNT = 'Try signing in with a different account.'
@@ -40,9 +49,9 @@ const TRY_ANOTHER_ACCOUNT = 'Try signing in with a different account.'
 export const en: Messages = {
   lang: 'en',
   titles: {
-    'signin': 'Sign in',
-    'signout': 'Sign out',
-    'error': 'Error',
+    signin: 'Sign in',
+    signout: 'Sign out',
+    error: 'Error',
     'verify-request': 'Check your email',
     'email-confirm': 'Continue signing in',
   },
@@ -74,17 +83,30 @@ export const en: Messages = {
   },
   error: { backToSignIn: 'Back to sign in' },
   errors: {
-    Configuration: { heading: 'Server error', message: 'There is a problem with the server configuration. Check the server logs for more information.' },
+    Configuration: {
+      heading: 'Server error',
+      message: 'There is a problem with the server configuration. Check the server logs for more information.',
+    },
     AccessDenied: { heading: 'Access denied', message: 'You do not have permission to sign in.' },
-    Verification: { heading: 'Unable to sign in', message: 'The sign-in link is no longer valid. It may have been used already or it may have expired.', link: 'Sign in' },
+    Verification: {
+      heading: 'Unable to sign in',
+      message: 'The sign-in link is no longer valid. It may have been used already or it may have expired.',
+      link: 'Sign in',
+    },
     Default: { heading: 'Error', message: 'Something went wrong. Please try again.' },
     NotFound: { heading: 'Page not found', message: 'There is no page at this address.' },
     MethodNotAllowed: { heading: 'Not allowed', message: 'This page cannot be used that way.' },
     PayloadTooLarge: { heading: 'Request too large', message: 'The information sent was too large.' },
-    UnsupportedMediaType: { heading: 'Unsupported request', message: 'The information sent was in a format this service does not accept.' },
+    UnsupportedMediaType: {
+      heading: 'Unsupported request',
+      message: 'The information sent was in a format this service does not accept.',
+    },
     InvalidBody: { heading: 'Bad request', message: 'The information sent could not be read.' },
     InvalidHost: { heading: 'Bad request', message: 'The address of this request is not valid.' },
-    RequestTimeout: { heading: 'Request timed out', message: 'The information sent took too long to arrive. Please try again.' },
+    RequestTimeout: {
+      heading: 'Request timed out',
+      message: 'The information sent took too long to arrive. Please try again.',
+    },
     TooManyRequests: { heading: 'Too many requests', message: 'Please wait a moment and try again.' },
   },
   verifyRequest: {
@@ -121,5 +143,7 @@ export function errorText(t: Messages, code: string): Required<ErrorText> {
 
 /** Fills `{name}` markers; unknown markers stay as they are. The result is escaped by the view. */
 export function format(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(/\{(\w+)\}/g, (marker, name: string) => (Object.hasOwn(values, name) ? values[name] ?? '' : marker))
+  return template.replace(/\{(\w+)\}/g, (marker, name: string) =>
+    Object.hasOwn(values, name) ? (values[name] ?? '') : marker,
+  )
 }

@@ -54,9 +54,9 @@ export interface EmailConfirmData {
 }
 
 export interface ViewData {
-  'signin': SigninData
-  'signout': SignoutData
-  'error': ErrorData
+  signin: SigninData
+  signout: SignoutData
+  error: ErrorData
   'verify-request': VerifyRequestData
   'email-confirm': EmailConfirmData
 }
@@ -75,16 +75,16 @@ type Models = { readonly [V in ViewName]: (t: Messages, data: ViewData[V]) => Mo
 
 /** What each view may use: the keys of its model's locals (strict mode: anything else throws). */
 const LOCALS: Readonly<Record<ViewName | 'layout', readonly string[]>> = {
-  'layout': ['t', 'title', 'stylesheet', 'body'],
-  'signin': ['t', 'fmt', 'csrfToken', 'callbackUrl', 'oauthProviders', 'emailProvider', 'alert', 'email'],
-  'signout': ['t', 'base', 'csrfToken', 'callbackUrl'],
-  'error': ['t', 'text', 'signinUrl'],
+  layout: ['t', 'title', 'stylesheet', 'body'],
+  signin: ['t', 'fmt', 'csrfToken', 'callbackUrl', 'oauthProviders', 'emailProvider', 'alert', 'email'],
+  signout: ['t', 'base', 'csrfToken', 'callbackUrl'],
+  error: ['t', 'text', 'signinUrl'],
   'verify-request': ['t', 'fmt', 'site', 'siteName'],
   'email-confirm': ['t', 'fmt', 'action', 'token', 'email', 'callbackUrl', 'csrfToken'],
 }
 
 const MODELS: Models = {
-  'signin': (t, { csrfToken, callbackUrl, providers, error, email }) => ({
+  signin: (t, { csrfToken, callbackUrl, providers, error, email }) => ({
     title: t.titles.signin,
     locals: {
       csrfToken,
@@ -95,8 +95,11 @@ const MODELS: Models = {
       email: email ?? '',
     },
   }),
-  'signout': (t, { base, csrfToken, callbackUrl }) => ({ title: t.titles.signout, locals: { base, csrfToken, callbackUrl } }),
-  'error': (t, { base, code }) => {
+  signout: (t, { base, csrfToken, callbackUrl }) => ({
+    title: t.titles.signout,
+    locals: { base, csrfToken, callbackUrl },
+  }),
+  error: (t, { base, code }) => {
     const text = errorText(t, code)
     return { title: text.heading, locals: { text, signinUrl: base === undefined ? undefined : `${base}/signin` } }
   },
@@ -141,9 +144,9 @@ function compileView(name: ViewName | 'layout'): ejs.TemplateFunction {
 
 const LAYOUT = compileView('layout')
 const TEMPLATES: Readonly<Record<ViewName, ejs.TemplateFunction>> = Object.freeze({
-  'signin': compileView('signin'),
-  'signout': compileView('signout'),
-  'error': compileView('error'),
+  signin: compileView('signin'),
+  signout: compileView('signout'),
+  error: compileView('error'),
   'verify-request': compileView('verify-request'),
   'email-confirm': compileView('email-confirm'),
 })
@@ -163,7 +166,10 @@ export function renderView<V extends ViewName>(view: V, data: ViewData[V], optio
   const model = MODELS[view](t, data)
   const body = TEMPLATES[view]({ ...model.locals, t, fmt: format })
   const stylesheet = data.base === undefined ? undefined : `${data.base}/assets/style.css`
-  return { html: LAYOUT({ t, title: model.title, stylesheet, body }), noStore: options.noStore ?? CARRIES_TOKEN.has(view) }
+  return {
+    html: LAYOUT({ t, title: model.title, stylesheet, body }),
+    noStore: options.noStore ?? CARRIES_TOKEN.has(view),
+  }
 }
 
 const STYLESHEET_FILE = path.join(VIEWS_DIR, 'style.css')

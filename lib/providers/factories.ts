@@ -16,22 +16,43 @@ interface Common {
 }
 
 /** Any Passport strategy built on passport-oauth2, e.g. passport-github2's `Strategy`. */
-export function passportStrategy(options: Common & { strategy: StrategyClass; options: Record<string, unknown> }): StrategyProvider {
+export function passportStrategy(
+  options: Common & { strategy: StrategyClass; options: Record<string, unknown> },
+): StrategyProvider {
   const where = providerName(options)
   // A class, not a factory: the package constructs it itself (arrow functions have no prototype).
   const proto = (options.strategy as { prototype?: { authenticate?: unknown } } | undefined)?.prototype
   if (typeof options.strategy !== 'function' || typeof proto?.authenticate !== 'function') {
-    throw new ConfigurationError(`\`${where}.strategy\` must be a Passport strategy class such as require('passport-github2').Strategy (the class itself, not a function that builds one)`)
+    throw new ConfigurationError(
+      `\`${where}.strategy\` must be a Passport strategy class such as require('passport-github2').Strategy (the class itself, not a function that builds one)`,
+    )
   }
   const own = requireObject(options.options, `${where}.options`)
   for (const reserved of ['callbackURL', 'store', 'state', 'pkce', 'passReqToCallback']) {
-    if (reserved in own) throw new ConfigurationError(`\`${where}.options.${reserved}\` is set by the package (callback URL, state store, PKCE); remove it`)
+    if (reserved in own)
+      throw new ConfigurationError(
+        `\`${where}.options.${reserved}\` is set by the package (callback URL, state store, PKCE); remove it`,
+      )
   }
-  return Object.freeze({ ...common(options, false), protocol: 'strategy' as const, strategy: options.strategy, options: Object.freeze({ ...own }) })
+  return Object.freeze({
+    ...common(options, false),
+    protocol: 'strategy' as const,
+    strategy: options.strategy,
+    options: Object.freeze({ ...own }),
+  })
 }
 
 /** A generic OAuth 2 provider on passport-oauth2. */
-export function oauth2(options: Common & { clientId: string; clientSecret: string; authorizationUrl: string; tokenUrl: string; userinfoUrl?: string; scope?: string }): OAuth2Provider {
+export function oauth2(
+  options: Common & {
+    clientId: string
+    clientSecret: string
+    authorizationUrl: string
+    tokenUrl: string
+    userinfoUrl?: string
+    scope?: string
+  },
+): OAuth2Provider {
   const where = providerName(options)
   for (const key of ['clientId', 'clientSecret'] as const) requireString(options[key], `${where}.${key}`)
   for (const key of ['authorizationUrl', 'tokenUrl'] as const) requireUrl(options[key], `${where}.${key}`)
@@ -49,7 +70,9 @@ export function oauth2(options: Common & { clientId: string; clientSecret: strin
 }
 
 /** OpenID Connect: endpoints and keys from `{issuer}/.well-known/openid-configuration`. */
-export function oidc(options: Common & { issuer: string; clientId: string; clientSecret: string; scope?: string }): OidcProvider {
+export function oidc(
+  options: Common & { issuer: string; clientId: string; clientSecret: string; scope?: string },
+): OidcProvider {
   const where = providerName(options)
   requireUrl(options.issuer, `${where}.issuer`)
   for (const key of ['clientId', 'clientSecret'] as const) requireString(options[key], `${where}.${key}`)
@@ -65,14 +88,24 @@ export function oidc(options: Common & { issuer: string; clientId: string; clien
 
 function common(options: Common, isOidc: boolean) {
   const where = providerName(options)
-  if (typeof options.id !== 'string' || options.id === '') throw new ConfigurationError(`\`${where}.id\` is required: a URL-safe name such as 'github'`)
+  if (typeof options.id !== 'string' || options.id === '')
+    throw new ConfigurationError(`\`${where}.id\` is required: a URL-safe name such as 'github'`)
   const checks = options.checks ?? (isOidc ? ['state', 'pkce', 'nonce'] : ['state', 'pkce'])
   if (!Array.isArray(checks) || !checks.every((check) => check === 'state' || check === 'pkce' || check === 'nonce')) {
     throw new ConfigurationError(`\`${where}.checks\` must be a list of 'state', 'pkce' and 'nonce'`)
   }
-  if (!checks.includes('state')) throw new ConfigurationError(`\`${where}.checks\` must include 'state': it binds the callback to the browser that started the sign-in and cannot be turned off`)
-  if (checks.includes('nonce') && !isOidc) throw new ConfigurationError(`\`${where}.checks\` 'nonce' needs an ID token: use oidc() for an OpenID Connect provider`)
-  if (options.profile !== undefined && typeof options.profile !== 'function') throw new ConfigurationError(`\`${where}.profile\` must be a function mapping the profile to { id, name, email, image }`)
+  if (!checks.includes('state'))
+    throw new ConfigurationError(
+      `\`${where}.checks\` must include 'state': it binds the callback to the browser that started the sign-in and cannot be turned off`,
+    )
+  if (checks.includes('nonce') && !isOidc)
+    throw new ConfigurationError(
+      `\`${where}.checks\` 'nonce' needs an ID token: use oidc() for an OpenID Connect provider`,
+    )
+  if (options.profile !== undefined && typeof options.profile !== 'function')
+    throw new ConfigurationError(
+      `\`${where}.profile\` must be a function mapping the profile to { id, name, email, image }`,
+    )
   return {
     id: options.id,
     name: typeof options.name === 'string' && options.name !== '' ? options.name : options.id,
@@ -87,14 +120,19 @@ function providerName(options: { id?: unknown }): string {
 }
 
 function requireString(value: unknown, option: string): void {
-  if (typeof value !== 'string' || value === '') throw new ConfigurationError(`\`${option}\` is required (a non-empty string)`)
+  if (typeof value !== 'string' || value === '')
+    throw new ConfigurationError(`\`${option}\` is required (a non-empty string)`)
 }
 
 function requireUrl(value: unknown, option: string): void {
-  if (!parseHttpUrl(value)) throw new ConfigurationError(`\`${option}\` must be an absolute http(s) URL; got ${JSON.stringify(value)}`)
+  if (!parseHttpUrl(value))
+    throw new ConfigurationError(`\`${option}\` must be an absolute http(s) URL; got ${JSON.stringify(value)}`)
 }
 
 function requireObject(value: unknown, option: string): Record<string, unknown> {
-  if (!isRecord(value)) throw new ConfigurationError(`\`${option}\` must be the strategy's options object ({ clientID, clientSecret, scope, … })`)
+  if (!isRecord(value))
+    throw new ConfigurationError(
+      `\`${option}\` must be the strategy's options object ({ clientID, clientSecret, scope, … })`,
+    )
   return value
 }

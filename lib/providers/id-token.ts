@@ -20,7 +20,10 @@ export async function verifyIdToken(
     const kid = decodeJws(idToken)?.header.kid
     if (typeof kid === 'string' && !keys.some((key) => key.kid === kid)) keys = await jwks.refresh()
   } catch (error) {
-    return { ok: false, reason: `the issuer keys could not be fetched: ${error instanceof Error ? error.message : String(error)}` }
+    return {
+      ok: false,
+      reason: `the issuer keys could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+    }
   }
   const verified = verifyJws(idToken, keys)
   if (!verified) return { ok: false, reason: 'the ID token signature did not verify with the issuer keys' }
@@ -29,9 +32,12 @@ export async function verifyIdToken(
   const audience = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
   if (claims.iss !== expected.issuer) return { ok: false, reason: 'the ID token was issued by another issuer' }
   if (!audience.includes(expected.clientId)) return { ok: false, reason: 'the ID token is for another client' }
-  if (audience.length > 1 && claims.azp !== expected.clientId) return { ok: false, reason: 'the ID token azp names another client' }
-  if (typeof claims.exp !== 'number' || claims.exp + CLOCK_SKEW < now) return { ok: false, reason: 'the ID token has expired' }
+  if (audience.length > 1 && claims.azp !== expected.clientId)
+    return { ok: false, reason: 'the ID token azp names another client' }
+  if (typeof claims.exp !== 'number' || claims.exp + CLOCK_SKEW < now)
+    return { ok: false, reason: 'the ID token has expired' }
   if (typeof claims.sub !== 'string' || claims.sub === '') return { ok: false, reason: 'the ID token has no subject' }
-  if (expected.nonce !== undefined && (typeof claims.nonce !== 'string' || !safeEqual(claims.nonce, expected.nonce))) return { ok: false, reason: 'the ID token nonce does not match the flow' }
+  if (expected.nonce !== undefined && (typeof claims.nonce !== 'string' || !safeEqual(claims.nonce, expected.nonce)))
+    return { ok: false, reason: 'the ID token nonce does not match the flow' }
   return { ok: true, claims }
 }

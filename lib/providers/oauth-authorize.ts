@@ -9,7 +9,16 @@ import { AUTHORIZATION_PARAMS, type OAuthRegistry, type OAuthRuntime } from './r
 import type { OAuthTokens, ProviderUser } from './types'
 
 /** Parameters an app's extra authorization parameters can never replace. */
-const PROTECTED = new Set(['client_id', 'redirect_uri', 'response_type', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'code_verifier'])
+const PROTECTED = new Set([
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'code_verifier',
+])
 
 /** The extra authorization parameters of a sign-in POST's query string (the client's third signIn argument). */
 export function extraParams(query: URLSearchParams): Record<string, string> {
@@ -39,13 +48,25 @@ function stringFields(input: StrategyInput): { query: Record<string, string>; bo
 export type Started = { ok: true; url: string } | { ok: false; reason: string }
 
 /** Builds the authorization request; the flow starts (its cookie is set) through `start`. */
-export async function startAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: { callbackURL: string; start: FlowStart; params: Record<string, string>; nonce?: string }): Promise<Started> {
-  if (!(await runtime.ready())) return { ok: false, reason: 'the provider could not be set up (see the discovery error)' }
+export async function startAuthorization(
+  registry: OAuthRegistry,
+  runtime: OAuthRuntime,
+  req: Request,
+  input: { callbackURL: string; start: FlowStart; params: Record<string, string>; nonce?: string },
+): Promise<Started> {
+  if (!(await runtime.ready()))
+    return { ok: false, reason: 'the provider could not be set up (see the discovery error)' }
   const params = input.nonce === undefined ? input.params : { ...input.params, nonce: input.nonce }
   // The strategy sees no query or body here: passport-oauth2 would read `?error=` or `?code=` on the
   // sign-in POST as if the provider had sent them. Extra parameters reach it as options.
   const nothing = stringFields({ query: new URLSearchParams(), body: {} })
-  const result = await runStrategy(registry.passport, runtime.provider.id, req, { callbackURL: input.callbackURL, state: input.start, [AUTHORIZATION_PARAMS]: params }, nothing)
+  const result = await runStrategy(
+    registry.passport,
+    runtime.provider.id,
+    req,
+    { callbackURL: input.callbackURL, state: input.start, [AUTHORIZATION_PARAMS]: params },
+    nothing,
+  )
   return result.kind === 'redirect' ? { ok: true, url: result.url } : { ok: false, reason: describe(result) }
 }
 
@@ -64,38 +85,73 @@ export type Finished =
  * Handles the provider's answer for a flow the caller has already checked: the code is exchanged
  * with the flow's PKCE verifier, the ID token verified (OIDC), and the user mapped.
  */
-export async function finishAuthorization(registry: OAuthRegistry, runtime: OAuthRuntime, req: Request, input: StrategyInput & { callbackURL: string; flow: Flow; iss: string | null }): Promise<Finished> {
+export async function finishAuthorization(
+  registry: OAuthRegistry,
+  runtime: OAuthRuntime,
+  req: Request,
+  input: StrategyInput & { callbackURL: string; flow: Flow; iss: string | null },
+): Promise<Finished> {
   const ready = await runtime.ready()
   if (!ready) return { kind: 'failed', reason: 'the provider could not be set up (see the discovery error)' }
   const { provider } = runtime
   if (ready.oidc) {
     // RFC 9207: an issuer that announces the `iss` parameter must send it, and it must be its own.
     const announced = ready.oidc.metadata.authorization_response_iss_parameter_supported === true
-    if ((input.iss !== null || announced) && input.iss !== ready.oidc.metadata.issuer) return { kind: 'failed', reason: 'the iss parameter is missing or names another issuer' }
+    if ((input.iss !== null || announced) && input.iss !== ready.oidc.metadata.issuer)
+      return { kind: 'failed', reason: 'the iss parameter is missing or names another issuer' }
   }
   const { flow } = input
-  const result = await runStrategy(registry.passport, provider.id, req, { callbackURL: input.callbackURL }, { [CHECKED_FLOW]: flow, ...stringFields(input) })
+  const result = await runStrategy(
+    registry.passport,
+    provider.id,
+    req,
+    { callbackURL: input.callbackURL },
+    { [CHECKED_FLOW]: flow, ...stringFields(input) },
+  )
   if (result.kind !== 'success') return { kind: 'failed', reason: describe(result) }
-  const { accessToken, refreshToken, params, profile } = result.user as { accessToken: string; refreshToken?: string; params: unknown; profile: Record<string, unknown> }
+  const { accessToken, refreshToken, params, profile } = result.user as {
+    accessToken: string
+    refreshToken?: string
+    params: unknown
+    profile: Record<string, unknown>
+  }
   const tokens = toTokens(accessToken, refreshToken, params)
   let seen: Record<string, unknown> = profile ?? {}
   if (ready.oidc && provider.protocol === 'oidc') {
     const wantsNonce = provider.checks.includes('nonce')
     if (wantsNonce && flow.nonce === undefined) return { kind: 'failed', reason: 'the flow has no nonce' }
-    const idToken = await verifyIdToken(tokens.id_token, { issuer: ready.oidc.metadata.issuer, clientId: provider.clientId, ...(wantsNonce ? { nonce: flow.nonce! } : {}) }, ready.oidc.jwks)
+    const idToken = await verifyIdToken(
+      tokens.id_token,
+      {
+        issuer: ready.oidc.metadata.issuer,
+        clientId: provider.clientId,
+        ...(wantsNonce ? { nonce: flow.nonce! } : {}),
+      },
+      ready.oidc.jwks,
+    )
     if (!idToken.ok) return { kind: 'failed', reason: idToken.reason }
     // userinfo may add to the ID token, never speak of another user (OIDC Core 5.3.2).
-    if (seen.sub !== undefined && seen.sub !== idToken.claims.sub) return { kind: 'failed', reason: 'userinfo describes another subject than the ID token' }
+    if (seen.sub !== undefined && seen.sub !== idToken.claims.sub)
+      return { kind: 'failed', reason: 'userinfo describes another subject than the ID token' }
     seen = { ...idToken.claims, ...seen, sub: idToken.claims.sub }
   }
   let user: ProviderUser | null
   try {
     user = await (provider.profile ?? defaultProfile)(seen, tokens)
   } catch (error) {
-    return { kind: 'failed', reason: `the provider's profile mapper threw: ${error instanceof Error ? error.message : typeof error}` }
+    return {
+      kind: 'failed',
+      reason: `the provider's profile mapper threw: ${error instanceof Error ? error.message : typeof error}`,
+    }
   }
-  if (!user || typeof user !== 'object' || typeof user.id !== 'string' || user.id === '') return { kind: 'failed', reason: 'the profile has no account id' }
-  return { kind: 'signedIn', user, account: { provider: provider.id, type: 'oauth', providerAccountId: user.id, ...tokens }, profile: seen }
+  if (!user || typeof user !== 'object' || typeof user.id !== 'string' || user.id === '')
+    return { kind: 'failed', reason: 'the profile has no account id' }
+  return {
+    kind: 'signedIn',
+    user,
+    account: { provider: provider.id, type: 'oauth', providerAccountId: user.id, ...tokens },
+    profile: seen,
+  }
 }
 
 /**
@@ -110,14 +166,21 @@ function text(value: unknown): string | undefined {
 /** A log-safe description of a result that was not what the flow needed: no token, code or secret. */
 function describe(result: StrategyResult): string {
   switch (result.kind) {
-    case 'fail': return `refused: ${text((result.challenge as { message?: unknown } | undefined)?.message) ?? 'no reason given'}`
+    case 'fail':
+      return `refused: ${text((result.challenge as { message?: unknown } | undefined)?.message) ?? 'no reason given'}`
     case 'error': {
-      const error = (result.error ?? {}) as { name?: unknown; message?: unknown; code?: unknown; oauthError?: { statusCode?: unknown; message?: unknown } }
+      const error = (result.error ?? {}) as {
+        name?: unknown
+        message?: unknown
+        code?: unknown
+        oauthError?: { statusCode?: unknown; message?: unknown }
+      }
       const status = typeof error.oauthError?.statusCode === 'number' ? ` (HTTP ${error.oauthError.statusCode})` : ''
       const cause = text(error.oauthError?.message)
       const code = text(error.code)
       return `${text(error.name) ?? 'Error'}: ${text(error.message) ?? ''}${cause ? `: ${cause}` : ''}${code ? ` [${code}]` : ''}${status}`
     }
-    default: return `unexpected strategy action: ${result.kind}`
+    default:
+      return `unexpected strategy action: ${result.kind}`
   }
 }

@@ -49,7 +49,8 @@ async function readCapped(res: Response, url: string): Promise<string> {
 /** Fetches and checks `{issuer}/.well-known/openid-configuration`. */
 export async function discover(provider: OidcProvider, timeoutMs: number): Promise<OidcMetadata> {
   const doc = await getJson(`${provider.issuer}/.well-known/openid-configuration`, timeoutMs)
-  if (doc.issuer !== provider.issuer) throw new Error(`discovery names the issuer ${JSON.stringify(doc.issuer)}, not ${JSON.stringify(provider.issuer)}`)
+  if (doc.issuer !== provider.issuer)
+    throw new Error(`discovery names the issuer ${JSON.stringify(doc.issuer)}, not ${JSON.stringify(provider.issuer)}`)
   for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
     if (typeof doc[field] !== 'string') throw new Error(`discovery has no ${field}`)
   }
@@ -62,10 +63,14 @@ export type JwksCache = ReturnType<typeof jwksCache>
 export function jwksCache(uri: string, timeoutMs: number) {
   let keys: Promise<Jwk[]> | null = null
   const load = () => {
-    const loading = getJson(uri, timeoutMs).then((doc) => (Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : []))
+    const loading = getJson(uri, timeoutMs).then((doc) =>
+      Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : [],
+    )
     keys = loading
     // Forget a failed fetch (so the next token tries again), unless a newer one has replaced it.
-    loading.catch(() => { if (keys === loading) keys = null })
+    loading.catch(() => {
+      if (keys === loading) keys = null
+    })
     return loading
   }
   return {
@@ -77,4 +82,3 @@ export function jwksCache(uri: string, timeoutMs: number) {
 function isKey(value: unknown): value is Jwk {
   return isRecord(value) && typeof value.kty === 'string'
 }
-

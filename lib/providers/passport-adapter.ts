@@ -18,7 +18,13 @@ export type StrategyResult =
  * isAuthenticated) never lands on the host app's request, and a response stand-in that catches
  * the redirect instead of sending it.
  */
-export function runStrategy(passport: PassportInstance, name: string, req: Request, options: Record<string, unknown>, extra: Record<PropertyKey, unknown> = {}): Promise<StrategyResult> {
+export function runStrategy(
+  passport: PassportInstance,
+  name: string,
+  req: Request,
+  options: Record<string, unknown>,
+  extra: Record<PropertyKey, unknown> = {},
+): Promise<StrategyResult> {
   return new Promise((resolve) => {
     const delegate = Object.create(req, Object.getOwnPropertyDescriptors(extra)) as Request
     let location = ''
@@ -29,11 +35,15 @@ export function runStrategy(passport: PassportInstance, name: string, req: Reque
       },
       end: () => resolve({ kind: 'redirect', url: location }),
     }
-    const middleware = passport.authenticate(name, { ...options, session: false }, (error: unknown, user: unknown, info: unknown, status?: number) => {
-      if (error) resolve({ kind: 'error', error })
-      else if (user) resolve({ kind: 'success', user, info })
-      else resolve({ kind: 'fail', challenge: info, ...(status === undefined ? {} : { status }) })
-    }) as (req: Request, res: unknown, next: (error?: unknown) => void) => void
+    const middleware = passport.authenticate(
+      name,
+      { ...options, session: false },
+      (error: unknown, user: unknown, info: unknown, status?: number) => {
+        if (error) resolve({ kind: 'error', error })
+        else if (user) resolve({ kind: 'success', user, info })
+        else resolve({ kind: 'fail', challenge: info, ...(status === undefined ? {} : { status }) })
+      },
+    ) as (req: Request, res: unknown, next: (error?: unknown) => void) => void
     try {
       middleware(delegate, response, (error?: unknown) => resolve(error ? { kind: 'error', error } : { kind: 'pass' }))
     } catch (error) {

@@ -1,7 +1,8 @@
 import type { OAuthTokens, ProviderUser } from './types'
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
-const firstValue = (list: unknown) => (Array.isArray(list) ? text((list[0] as { value?: unknown } | undefined)?.value) : undefined)
+const firstValue = (list: unknown) =>
+  Array.isArray(list) ? text((list[0] as { value?: unknown } | undefined)?.value) : undefined
 
 /**
  * The default mapping, for the common shapes: a Passport profile (`id`, `displayName`, `emails`,
@@ -12,7 +13,13 @@ export function defaultProfile(profile: Record<string, unknown>): ProviderUser {
   const id = text(profile.sub) ?? text(profile.id) ?? (typeof profile.id === 'number' ? String(profile.id) : '')
   return {
     id,
-    name: text(profile.name) ?? text(profile.displayName) ?? text(profile.preferred_username) ?? text(profile.username) ?? text(profile.login) ?? null,
+    name:
+      text(profile.name) ??
+      text(profile.displayName) ??
+      text(profile.preferred_username) ??
+      text(profile.username) ??
+      text(profile.login) ??
+      null,
     email: text(profile.email) ?? firstValue(profile.emails) ?? null,
     image: text(profile.picture) ?? text(profile.avatar_url) ?? firstValue(profile.photos) ?? null,
   }
@@ -23,7 +30,8 @@ export function toTokens(accessToken: string, refreshToken: string | undefined, 
   const raw = (params !== null && typeof params === 'object' ? params : {}) as Record<string, unknown>
   const tokens: OAuthTokens = { access_token: accessToken }
   if (refreshToken) tokens.refresh_token = refreshToken
-  for (const field of ['id_token', 'token_type', 'scope'] as const) if (typeof raw[field] === 'string') tokens[field] = raw[field]
+  for (const field of ['id_token', 'token_type', 'scope'] as const)
+    if (typeof raw[field] === 'string') tokens[field] = raw[field]
   const expiresIn = Number(raw.expires_in)
   if (Number.isFinite(expiresIn) && expiresIn > 0) tokens.expires_at = Math.floor(Date.now() / 1000) + expiresIn
   return tokens

@@ -38,14 +38,23 @@ export function createOAuthRegistry(providers: readonly ProviderInfo[], log: Log
     if (info.type !== 'oauth' || !('protocol' in info)) continue
     const provider = info as OAuthProvider
     if (!provider.checks.includes('pkce')) {
-      log('warn', 'config.warning', `provider ${provider.id} runs without PKCE (checks has no 'pkce'); keep it only for a provider that rejects PKCE`)
+      log(
+        'warn',
+        'config.warning',
+        `provider ${provider.id} runs without PKCE (checks has no 'pkce'); keep it only for a provider that rejects PKCE`,
+      )
     }
     runtimes.set(provider.id, { provider, ready: setUp(passport, provider, log, timeoutMs) })
   }
   return Object.freeze({ passport, get: (id: string) => runtimes.get(id) })
 }
 
-function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, timeoutMs: number): () => Promise<Ready | null> {
+function setUp(
+  passport: PassportInstance,
+  provider: OAuthProvider,
+  log: Log,
+  timeoutMs: number,
+): () => Promise<Ready | null> {
   if (provider.protocol !== 'oidc') {
     passport.use(provider.id, build(provider, timeoutMs))
     const ready: Ready = {}
@@ -54,41 +63,70 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
   // Discovery happens on the first sign-in, once; a failure is retried on a later attempt.
   let pending: Promise<Ready | null> | null = null
   return () => {
-    pending ??= discover(provider, timeoutMs).then((metadata) => {
-      passport.use(provider.id, build(provider, timeoutMs, metadata))
-      return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs) } }
-    }, (error: unknown) => {
-      log('error', 'config.warning', `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${error instanceof Error ? error.message : String(error)}`)
-      pending = null
-      return null
-    })
+    pending ??= discover(provider, timeoutMs).then(
+      (metadata) => {
+        passport.use(provider.id, build(provider, timeoutMs, metadata))
+        return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs) } }
+      },
+      (error: unknown) => {
+        log(
+          'error',
+          'config.warning',
+          `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${error instanceof Error ? error.message : String(error)}`,
+        )
+        pending = null
+        return null
+      },
+    )
     return pending
   }
 }
 
 /** The strategy, built by the package: its callback URL (per request), its state store, PKCE, its verify function. */
 function build(provider: OAuthProvider, timeoutMs: number, metadata?: OidcMetadata): OAuth2Strategy {
-  const managed = { store: flowStateStore, pkce: provider.checks.includes('pkce') ? 'S256' : false, passReqToCallback: true }
-  const strategy: OAuth2Strategy = provider.protocol === 'strategy'
-    ? new provider.strategy({ ...provider.options, ...managed } as never, verify as never) as unknown as OAuth2Strategy
-    : new UserinfoStrategy({
-      clientID: provider.clientId,
-      clientSecret: provider.clientSecret,
-      authorizationURL: metadata?.authorization_endpoint ?? (provider as { authorizationUrl: string }).authorizationUrl,
-      tokenURL: metadata?.token_endpoint ?? (provider as { tokenUrl: string }).tokenUrl,
-      userinfoURL: metadata ? metadata.userinfo_endpoint : (provider as { userinfoUrl?: string }).userinfoUrl,
-      scope: provider.scope,
-      ...managed,
-    } as never, verify)
+  const managed = {
+    store: flowStateStore,
+    pkce: provider.checks.includes('pkce') ? 'S256' : false,
+    passReqToCallback: true,
+  }
+  const strategy: OAuth2Strategy =
+    provider.protocol === 'strategy'
+      ? (new provider.strategy(
+          { ...provider.options, ...managed } as never,
+          verify as never,
+        ) as unknown as OAuth2Strategy)
+      : new UserinfoStrategy(
+          {
+            clientID: provider.clientId,
+            clientSecret: provider.clientSecret,
+            authorizationURL:
+              metadata?.authorization_endpoint ?? (provider as { authorizationUrl: string }).authorizationUrl,
+            tokenURL: metadata?.token_endpoint ?? (provider as { tokenUrl: string }).tokenUrl,
+            userinfoURL: metadata ? metadata.userinfo_endpoint : (provider as { userinfoUrl?: string }).userinfoUrl,
+            scope: provider.scope,
+            ...managed,
+          } as never,
+          verify,
+        )
   // authorizationParams() is passport-oauth2's documented hook for extra parameters; ours adds the
   // nonce and the app's extra parameters on top of the strategy's own.
   const own = strategy.authorizationParams.bind(strategy)
-  strategy.authorizationParams = (options: Record<string, unknown>) => ({ ...own(options), ...(options[AUTHORIZATION_PARAMS] as object | undefined) })
+  strategy.authorizationParams = (options: Record<string, unknown>) => ({
+    ...own(options),
+    ...(options[AUTHORIZATION_PARAMS] as object | undefined),
+  })
   limitOAuthRequests(strategy, timeoutMs)
   return strategy
 }
 
 /** Passport's verify step keeps everything for the route to decide on: tokens and profile. */
-function verify(_req: unknown, accessToken: string, refreshToken: string, params: unknown, profile: unknown, done: (error: null, user: object) => void): void {
+function verify(
+  _req: unknown,
+  accessToken: string,
+  refreshToken: string,
+  params: unknown,
+  profile: unknown,
+  done: (error: null, user: object) => void,
+): void {
   done(null, { accessToken, refreshToken, params, profile })
 }

@@ -30,7 +30,10 @@ export interface OAuthTokens {
 }
 
 /** Maps what the provider says about the user (a Passport profile, userinfo or ID token claims) to the user. */
-export type ProfileMapper = (profile: Record<string, unknown>, tokens: OAuthTokens) => ProviderUser | Promise<ProviderUser>
+export type ProfileMapper = (
+  profile: Record<string, unknown>,
+  tokens: OAuthTokens,
+) => ProviderUser | Promise<ProviderUser>
 
 /**
  * A Passport strategy class built on passport-oauth2: `new Strategy(options, verify)`. Its

@@ -8,7 +8,10 @@ import { isRecord } from '../util/object'
 export class UserinfoStrategy extends OAuth2Strategy {
   private readonly userinfoUrl: string | undefined
 
-  constructor(options: OAuth2Strategy.StrategyOptionsWithRequest & { userinfoURL?: string }, verify: OAuth2Strategy.VerifyFunctionWithRequest) {
+  constructor(
+    options: OAuth2Strategy.StrategyOptionsWithRequest & { userinfoURL?: string },
+    verify: OAuth2Strategy.VerifyFunctionWithRequest,
+  ) {
     super(options, verify)
     this.userinfoUrl = options.userinfoURL
     // Send the access token in the Authorization header, never in the userinfo URL.

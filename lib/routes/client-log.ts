@@ -8,7 +8,11 @@ export const CLIENT_LOG_BODY_LIMIT = 4096
 const ENTRIES_PER_MINUTE = 30
 
 /** Browsers report what went wrong; none of it is ours to shout about, so `warn` is the ceiling. */
-const LEVELS: ReadonlyMap<string, LogLevel> = new Map([['error', 'warn'], ['warn', 'warn'], ['debug', 'debug']])
+const LEVELS: ReadonlyMap<string, LogLevel> = new Map([
+  ['error', 'warn'],
+  ['warn', 'warn'],
+  ['debug', 'debug'],
+])
 
 export function createClientLogLimiter(): RateLimiterMemory {
   return new RateLimiterMemory({ points: ENTRIES_PER_MINUTE, duration: 60 })
@@ -25,7 +29,11 @@ export async function clientLog(ctx: Context): Promise<void> {
   if (refusal !== null) return sendEmpty(ctx.res, 429, { 'Retry-After': String(refusal) })
   const { level, code, message } = ctx.body
   const safeLevel = (typeof level === 'string' ? LEVELS.get(level) : undefined) ?? 'debug'
-  ctx.svc.log(safeLevel, 'client.log', 'the client reported a problem', { source: 'client', code: short(code, 64), clientMessage: short(message, 500) })
+  ctx.svc.log(safeLevel, 'client.log', 'the client reported a problem', {
+    source: 'client',
+    code: short(code, 64),
+    clientMessage: short(message, 500),
+  })
   sendEmpty(ctx.res, 200)
 }
 

@@ -4,12 +4,24 @@ import type { Context } from '../context'
 
 /** Codes the sign-in page explains itself: GET /error sends them there. */
 const SHOWN_ON_SIGNIN: ReadonlySet<string> = new Set([
-  'Signin', 'OAuthSignin', 'OAuthCallback', 'OAuthCreateAccount', 'EmailCreateAccount', 'Callback',
-  'OAuthAccountNotLinked', 'EmailSignin', 'CredentialsSignin', 'SessionRequired',
+  'Signin',
+  'OAuthSignin',
+  'OAuthCallback',
+  'OAuthCreateAccount',
+  'EmailCreateAccount',
+  'Callback',
+  'OAuthAccountNotLinked',
+  'EmailSignin',
+  'CredentialsSignin',
+  'SessionRequired',
 ])
 
 // A Map: `?error=constructor` must find nothing here, not Object's constructor.
-const STATUS: ReadonlyMap<string, number> = new Map([['Configuration', 500], ['AccessDenied', 403], ['Verification', 403]])
+const STATUS: ReadonlyMap<string, number> = new Map([
+  ['Configuration', 500],
+  ['AccessDenied', 403],
+  ['Verification', 403],
+])
 
 /** GET /error?error=<Code>: the app's error page, the sign-in page, or the built-in error page. */
 export async function error(ctx: Context): Promise<void> {

@@ -21,7 +21,11 @@ export async function updateSession(ctx: Context): Promise<void> {
   const data = answer === undefined ? undefined : toSessionData(answer)
   if (data === null) {
     // Anything but a JSON object (or undefined: keep) would seal a session that no longer opens.
-    svc.log('error', 'callback.error', 'callbacks.update answered something other than a JSON object or undefined: the session was left as it was')
+    svc.log(
+      'error',
+      'callback.error',
+      'callbacks.update answered something other than a JSON object or undefined: the session was left as it was',
+    )
   } else if (data !== undefined) {
     record = await saveIfItFits(ctx, cookie, record, { ...record, data })
   }
@@ -30,13 +34,22 @@ export async function updateSession(ctx: Context): Promise<void> {
 }
 
 /** The saved record, or the one before when the new one would not fit in the cookies (logged). */
-async function saveIfItFits(ctx: Context, cookie: SessionCookie, before: SessionRecord, after: SessionRecord): Promise<SessionRecord> {
+async function saveIfItFits(
+  ctx: Context,
+  cookie: SessionCookie,
+  before: SessionRecord,
+  after: SessionRecord,
+): Promise<SessionRecord> {
   try {
     await ctx.svc.sessions.save(cookie, after)
     return after
   } catch (error) {
     if (!isAuthError(error) || error.code !== 'Configuration') throw error
-    ctx.svc.log('error', 'callback.error', `callbacks.update kept more data than a session cookie holds, so the session was left as it was: ${error.message}`)
+    ctx.svc.log(
+      'error',
+      'callback.error',
+      `callbacks.update kept more data than a session cookie holds, so the session was left as it was: ${error.message}`,
+    )
     return before
   }
 }

@@ -13,7 +13,11 @@ export async function getSession(ctx: Context): Promise<void> {
   const found = await svc.sessions.read(cookie)
   if (!found) {
     svc.sessions.clear(cookie)
-    svc.log('debug', 'session.invalid', 'a session cookie that does not open (expired, tampered or from another secret) was cleared')
+    svc.log(
+      'debug',
+      'session.invalid',
+      'a session cookie that does not open (expired, tampered or from another secret) was cleared',
+    )
     return sendJson(res, 200, svc.config.emptySession, true)
   }
   const record = await svc.sessions.renewIfDue(cookie, found)

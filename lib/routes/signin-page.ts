@@ -16,7 +16,12 @@ export async function signInPage(ctx: Context): Promise<void> {
     base: ctx.base.href,
     csrfToken: ctx.csrfToken(),
     callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
-    providers: config.providers.map(({ id, name, type }) => ({ id, name, type, signinUrl: providerUrls(ctx.base, id).signinUrl })),
+    providers: config.providers.map(({ id, name, type }) => ({
+      id,
+      name,
+      type,
+      signinUrl: providerUrls(ctx.base, id).signinUrl,
+    })),
     ...(error === undefined ? {} : { error }),
     ...(ctx.query.get('email') ? { email: ctx.query.get('email')! } : {}),
   })

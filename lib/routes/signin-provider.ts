@@ -7,6 +7,7 @@ import { startOAuthSignIn } from '../sign-in/start'
 export async function signInWithProvider(ctx: Context): Promise<void> {
   const runtime = ctx.svc.oauth.get(ctx.provider ?? '')
   if (runtime) return startOAuthSignIn(ctx, runtime)
-  if (ctx.json) return sendJson(ctx.res, 404, JSON.stringify({ url: ctx.serviceUrl('/signin', { error: 'Signin' }) }), true)
+  if (ctx.json)
+    return sendJson(ctx.res, 404, JSON.stringify({ url: ctx.serviceUrl('/signin', { error: 'Signin' }) }), true)
   throw new AuthError('NotFound', 'no such provider')
 }

@@ -50,7 +50,9 @@ export function createSessionManager(store: SessionStore, timing: SessionTiming)
   async function write(cookie: SessionCookie, record: SessionRecord, previous: string | null) {
     const token = await store.write(record, previous)
     if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
-      throw new ConfigurationError(`a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`)
+      throw new ConfigurationError(
+        `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
+      )
     }
     if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
   }
@@ -74,8 +76,13 @@ export function createSessionManager(store: SessionStore, timing: SessionTiming)
     async renewIfDue(cookie: SessionCookie, record: SessionRecord) {
       const now = nowSeconds()
       // Renewal stops at the absolute lifetime: a renewal that would not move the expiry is skipped.
-      if (now - record.issuedAt < timing.updateAge || record.expiresAt >= record.createdAt + timing.maxLifetime) return record
-      const renewed = { ...record, issuedAt: now, expiresAt: Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime) }
+      if (now - record.issuedAt < timing.updateAge || record.expiresAt >= record.createdAt + timing.maxLifetime)
+        return record
+      const renewed = {
+        ...record,
+        issuedAt: now,
+        expiresAt: Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime),
+      }
       await write(cookie, renewed, readChunked(cookie.cookies, cookie.def.name))
       return renewed
     },

@@ -6,7 +6,13 @@ import { isRecord } from '../util/object'
  * `jose.jwtDecrypt` reads our cookies too.
  */
 export function toClaims(record: SessionRecord): Record<string, unknown> {
-  const claims: Record<string, unknown> = { sub: record.userId, user: record.user, iat: record.issuedAt, exp: record.expiresAt, auth_time: record.createdAt }
+  const claims: Record<string, unknown> = {
+    sub: record.userId,
+    user: record.user,
+    iat: record.issuedAt,
+    exp: record.expiresAt,
+    auth_time: record.createdAt,
+  }
   if (record.data !== undefined) claims.data = record.data
   return claims
 }
@@ -15,10 +21,21 @@ export function toClaims(record: SessionRecord): Record<string, unknown> {
  * A record from untrusted claims, or null when any part is not what we write, or when it has
  * expired or outlived `maxLifetime` seconds since sign-in.
  */
-export function fromClaims(claims: Record<string, unknown> | null, nowSeconds: number, maxLifetime: number): SessionRecord | null {
+export function fromClaims(
+  claims: Record<string, unknown> | null,
+  nowSeconds: number,
+  maxLifetime: number,
+): SessionRecord | null {
   if (!claims) return null
   const { sub, user, data, iat, exp, auth_time: createdAt } = claims
-  if (typeof sub !== 'string' || sub === '' || typeof iat !== 'number' || typeof exp !== 'number' || typeof createdAt !== 'number') return null
+  if (
+    typeof sub !== 'string' ||
+    sub === '' ||
+    typeof iat !== 'number' ||
+    typeof exp !== 'number' ||
+    typeof createdAt !== 'number'
+  )
+    return null
   if (!(exp > nowSeconds) || !(createdAt + maxLifetime > nowSeconds)) return null
   const parsedUser = toUser(user)
   if (!parsedUser) return null
@@ -32,7 +49,11 @@ export function toUser(value: unknown): SessionUser | null {
   if (!isRecord(value)) return null
   const { name, email, image } = value
   const user: SessionUser = {}
-  for (const [key, field] of [['name', name], ['email', email], ['image', image]] as const) {
+  for (const [key, field] of [
+    ['name', name],
+    ['email', email],
+    ['image', image],
+  ] as const) {
     if (field === undefined || field === null) continue
     if (typeof field !== 'string') return null
     user[key] = field

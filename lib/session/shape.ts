@@ -25,6 +25,10 @@ export async function clientSession(
   if (!callbacks.session) return session
   const shaped: unknown = await callbacks.session({ session, record, trigger, newData })
   if (isRecord(shaped)) return shaped as Session
-  log('error', 'callback.error', `callbacks.session answered ${kindOf(shaped)}, not a session object: the request is answered as signed out`)
+  log(
+    'error',
+    'callback.error',
+    `callbacks.session answered ${kindOf(shaped)}, not a session object: the request is answered as signed out`,
+  )
   return null
 }

@@ -29,7 +29,8 @@ export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pr
   if (!flow) return fail('OAuthCallback', 'the state or the flow cookie did not match')
   // Refused here, before any token request, rather than left to the strategy.
   if (!ctx.param('code')) return fail('OAuthCallback', 'the provider sent no code')
-  if (runtime.provider.checks.includes('pkce') && !flow.verifier) return fail('OAuthCallback', 'the flow has no PKCE verifier')
+  if (runtime.provider.checks.includes('pkce') && !flow.verifier)
+    return fail('OAuthCallback', 'the flow has no PKCE verifier')
 
   const finished = await finishAuthorization(svc.oauth, runtime, ctx.req, {
     callbackURL: providerUrls(ctx.base, id).callbackUrl,
@@ -40,5 +41,11 @@ export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pr
   })
   if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
   const { user, account, profile } = finished
-  await completeSignIn(ctx, { user, account, profile, callbackUrl: flow.callbackUrl, ...(flow.id ? { flowId: flow.id } : {}) })
+  await completeSignIn(ctx, {
+    user,
+    account,
+    profile,
+    callbackUrl: flow.callbackUrl,
+    ...(flow.id ? { flowId: flow.id } : {}),
+  })
 }

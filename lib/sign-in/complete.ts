@@ -22,7 +22,8 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   const { user, account, profile } = input
   const decision = await askSignIn(ctx, { user, account, ...(profile ? { profile } : {}) })
   if (decision.kind === 'deny') return sendRedirect(ctx.res, ctx.serviceUrl('/error', { error: decision.code }))
-  if (decision.kind === 'redirect') return sendRedirect(ctx.res, safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
+  if (decision.kind === 'redirect')
+    return sendRedirect(ctx.res, safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 
   const record = await svc.sessions.create(ctx.sessionCookie(), {
     userId: decision.userId ?? `${account.provider}:${user.id}`,

@@ -79,7 +79,13 @@ export function beginFlow(keys: FlowKeys, io: FlowCookies, csrfToken: string, fl
  * another provider, or not bound to this browser's CSRF token. The flow cookie is cleared either
  * way: a flow is used once.
  */
-export function checkFlow(keys: FlowKeys, io: FlowCookies, provider: string, state: unknown, csrfToken: string | null): Flow | null {
+export function checkFlow(
+  keys: FlowKeys,
+  io: FlowCookies,
+  provider: string,
+  state: unknown,
+  csrfToken: string | null,
+): Flow | null {
   if (typeof state !== 'string' || state.length > 200) return null
   const dot = state.indexOf('.')
   const id = state.slice(0, dot)
@@ -91,7 +97,13 @@ export function checkFlow(keys: FlowKeys, io: FlowCookies, provider: string, sta
   if (!sealed || sealed.p !== provider || csrfToken === null) return null
   const stateMatches = safeEqual(state.slice(dot + 1), sealed.s)
   if (!stateMatches || !isBound(keys, sealed, id, csrfToken)) return null
-  return { id, provider: sealed.p, callbackUrl: sealed.u, ...(sealed.v ? { verifier: sealed.v } : {}), ...(sealed.n ? { nonce: sealed.n } : {}) }
+  return {
+    id,
+    provider: sealed.p,
+    callbackUrl: sealed.u,
+    ...(sealed.v ? { verifier: sealed.v } : {}),
+    ...(sealed.n ? { nonce: sealed.n } : {}),
+  }
 }
 
 /**
@@ -99,7 +111,13 @@ export function checkFlow(keys: FlowKeys, io: FlowCookies, provider: string, sta
  * were bound to the old token: re-bind each one that verifies against it to the new token, and
  * drop any that does not (a planted or stale cookie is never carried over).
  */
-export function rebindFlows(keys: FlowKeys, io: FlowCookies, oldToken: string, newToken: string, completed?: string): void {
+export function rebindFlows(
+  keys: FlowKeys,
+  io: FlowCookies,
+  oldToken: string,
+  newToken: string,
+  completed?: string,
+): void {
   for (const [name, id, value] of flowCookies(io)) {
     if (id === completed) continue
     const sealed = openFlow(keys, value)
@@ -114,7 +132,9 @@ export function rebindFlows(keys: FlowKeys, io: FlowCookies, oldToken: string, n
 
 function isBound(keys: FlowKeys, sealed: SealedFlow, id: string, csrfToken: string): boolean {
   const parts = [csrfToken, sealed.p, id, sealed.r]
-  return verifyMac(keys.state, sealed.s, ...parts) || (sealed.b !== undefined && verifyMac(keys.state, sealed.b, ...parts))
+  return (
+    verifyMac(keys.state, sealed.s, ...parts) || (sealed.b !== undefined && verifyMac(keys.state, sealed.b, ...parts))
+  )
 }
 
 /**
@@ -151,7 +171,14 @@ function openFlow(keys: FlowKeys, value: unknown): SealedFlow | null {
   const claims = open(keys.seal, value)
   if (!claims) return null
   const { p, r, s, b, u, v, n, exp } = claims
-  if (typeof p !== 'string' || typeof r !== 'string' || typeof s !== 'string' || typeof u !== 'string' || typeof exp !== 'number') return null
+  if (
+    typeof p !== 'string' ||
+    typeof r !== 'string' ||
+    typeof s !== 'string' ||
+    typeof u !== 'string' ||
+    typeof exp !== 'number'
+  )
+    return null
   if (exp <= now() || [b, v, n].some((field) => field !== undefined && typeof field !== 'string')) return null
   return claims as unknown as SealedFlow
 }

@@ -24,7 +24,8 @@ export function safeCallbackUrl(value: unknown, base: BaseUrl, trustedOrigins: R
 
 /** The accepted absolute target, or null when `value` is absent or refused. */
 export function checkCallbackUrl(value: unknown, base: BaseUrl, trustedOrigins: ReadonlySet<string>): string | null {
-  if (typeof value !== 'string' || value === '' || value.length > MAX_CALLBACK_URL_LENGTH || UNSAFE.test(value)) return null
+  if (typeof value !== 'string' || value === '' || value.length > MAX_CALLBACK_URL_LENGTH || UNSAFE.test(value))
+    return null
   if (value.startsWith('//')) return null
   const url = parseHttpUrl(value, `${base.origin}/`)
   if (!url) return null
@@ -45,7 +46,8 @@ export async function chooseCallbackUrl(
   log: Log,
 ): Promise<string> {
   const accepted = checkCallbackUrl(raw, base, trustedOrigins)
-  if (accepted === null && raw) log('info', 'redirect.rejected', 'a callbackUrl outside the trusted origins was replaced by the site origin')
+  if (accepted === null && raw)
+    log('info', 'redirect.rejected', 'a callbackUrl outside the trusted origins was replaced by the site origin')
   const url = accepted ?? `${base.origin}/`
   if (!redirect) return url
   return safeCallbackUrl(await redirect({ url, baseUrl: base.origin }), base, trustedOrigins)
