@@ -3,17 +3,22 @@ import request from 'supertest'
 import { auth, type Session } from '../lib'
 import { testOptions } from './support/app'
 import { clockAt } from './support/clock'
+import { cookieHeader, expectCookie } from './support/cookies'
 import { VALID_AT, VECTORS, sessionCookie } from './support/sessions'
 
 clockAt(VALID_AT)
 
 function hostApp(overrides = {}) {
-  const { logs, ...options } = testOptions(overrides)
+  const { logs: _logs, ...options } = testOptions(overrides)
   const router = auth(options)
   const app = express()
   app.use('/api/auth', router)
-  app.get('/whoami', async (req, res) => { res.json({ session: await router.getSession(req) }) })
-  app.get('/private/page', router.requireAuth(), (_req, res) => { res.send(`hello ${(res.locals.session as Session).user?.name}`) })
+  app.get('/whoami', async (req, res) => {
+    res.json({ session: await router.getSession(req) })
+  })
+  app.get('/private/page', router.requireAuth(), (_req, res) => {
+    res.send(`hello ${(res.locals.session as Session).user?.name}`)
+  })
   return app
 }
 
@@ -40,7 +45,7 @@ describe("the host app's helpers", () => {
     expect(location.searchParams.get('error')).toBe('SessionRequired')
   })
 
-  it("requireAuth() honours pages.signIn and answers 401 {} to JSON clients", async () => {
+  it('requireAuth() honours pages.signIn and answers 401 {} to JSON clients', async () => {
     const app = hostApp({ pages: { signIn: '/login' } })
     const res = await request(app).get('/private/page').expect(302)
     expect(res.headers.location).toMatch(/^http:\/\/localhost:3000\/login\?callbackUrl=/)
@@ -49,17 +54,23 @@ describe("the host app's helpers", () => {
 })
 
 describe('the request is left as it was', () => {
-  it("a host cookie-parser with a secret that runs after the service still parses its signed cookies", async () => {
+  it('a host cookie-parser with a secret that runs after the service still parses its signed cookies', async () => {
     const cookieParser = (await import('cookie-parser')).default
     const { logs, ...options } = testOptions()
     const router = auth(options)
     const app = express()
     app.use('/api/auth', router)
-    app.get('/signed', router.requireAuth(), cookieParser('host-secret'), (req, res) => { res.json({ signed: req.signedCookies }) })
-    app.get('/set', cookieParser('host-secret'), (_req, res) => { res.cookie('pref', 'dark', { signed: true }).end() })
-    const set = await request(app).get('/set')
-    const signed = String(set.headers['set-cookie']).split(';', 1)[0]
-    const res = await request(app).get('/signed').set('Cookie', `${signed}; ${sessionCookie(VECTORS.ada)}`).expect(200)
+    app.get('/signed', router.requireAuth(), cookieParser('host-secret'), (req, res) => {
+      res.json({ signed: req.signedCookies })
+    })
+    app.get('/set', cookieParser('host-secret'), (_req, res) => {
+      res.cookie('pref', 'dark', { signed: true }).end()
+    })
+    const { name, value } = expectCookie(await request(app).get('/set'), 'pref')
+    const res = await request(app)
+      .get('/signed')
+      .set('Cookie', `${cookieHeader({ [name]: value })}; ${sessionCookie(VECTORS.ada)}`)
+      .expect(200)
     expect(res.body).toEqual({ signed: { pref: 'dark' } })
     expect(logs).toEqual([])
   })

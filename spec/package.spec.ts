@@ -18,17 +18,38 @@ describe('the published package', () => {
     copyFileSync(join(root, 'package.json'), join(pkg, 'package.json'))
     symlinkSync(join(root, 'views'), join(pkg, 'views'))
     symlinkSync(join(root, 'node_modules'), join(pkg, 'node_modules'))
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', join(pkg, 'dist')], { stdio: 'pipe' })
+    execFileSync(
+      process.execPath,
+      [
+        join(root, 'node_modules/typescript/bin/tsc'),
+        '-p',
+        join(root, 'tsconfig.build.json'),
+        '--outDir',
+        join(pkg, 'dist'),
+      ],
+      { stdio: 'pipe' },
+    )
   })
 
   afterAll(() => rmSync(pkg, { recursive: true, force: true }))
 
   it('works with require()', () => {
-    expect(node(['-e', "const { auth } = require('express-auth-service'); console.log(typeof auth, typeof auth({ url: 'http://localhost/api/auth', secret: 'x'.repeat(32) }).getSession)"])).toBe('function function')
+    expect(
+      node([
+        '-e',
+        "const { auth } = require('express-auth-service'); console.log(typeof auth, typeof auth({ url: 'http://localhost/api/auth', secret: 'x'.repeat(32) }).getSession)",
+      ]),
+    ).toBe('function function')
   })
 
   it('works with import', () => {
-    expect(node(['--input-type=module', '-e', "import { auth, AuthError } from 'express-auth-service'; console.log(typeof auth, typeof AuthError)"])).toBe('function function')
+    expect(
+      node([
+        '--input-type=module',
+        '-e',
+        "import { auth, AuthError } from 'express-auth-service'; console.log(typeof auth, typeof AuthError)",
+      ]),
+    ).toBe('function function')
   })
 
   it('finds its views from the built files and ships type declarations', () => {

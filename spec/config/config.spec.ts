@@ -19,7 +19,12 @@ describe('configuration', () => {
   it('applies the documented defaults', () => {
     const config = resolveConfig(valid, {})
     expect(config.base).toEqual({ origin: 'http://localhost:3000', path: '/api/auth', href: BASE, secure: false })
-    expect(config.session).toEqual({ strategy: 'cookie', maxAge: 30 * 86400, updateAge: 86400, maxLifetime: 30 * 86400 })
+    expect(config.session).toEqual({
+      strategy: 'cookie',
+      maxAge: 30 * 86400,
+      updateAge: 86400,
+      maxLifetime: 30 * 86400,
+    })
     expect(config.bodyTimeout).toBe(10_000)
     expect(config.providerTimeout).toBe(10_000)
     expect(config.cookies.plain.sessionToken.name).toBe('auth.session-token')
@@ -47,17 +52,29 @@ describe('configuration', () => {
   it('takes "/" or an empty path in the URL as the default base path', () => {
     expect(resolveConfig({ ...valid, url: 'https://example.com' }, {}).base?.path).toBe('/api/auth')
     expect(resolveConfig({ ...valid, url: 'https://example.com/' }, {}).base?.path).toBe('/api/auth')
-    expect(resolveConfig({ ...valid, url: 'https://example.com/x/authentication/' }, {}).base?.path).toBe('/x/authentication')
+    expect(resolveConfig({ ...valid, url: 'https://example.com/x/authentication/' }, {}).base?.path).toBe(
+      '/x/authentication',
+    )
   })
 
   it('names the option, the bad value and the fix', () => {
-    expect(configError(() => resolveConfig({ ...valid, session: { maxAge: -1 } }, {}))).toBe('`session.maxAge` must be a positive number of seconds; got -1')
-    expect(configError(() => resolveConfig({ ...valid, url: 'ftp://x' }, {}))).toMatch(/`url` must be an absolute http\(s\) URL.*got "ftp:\/\/x"/)
-    expect(configError(() => resolveConfig({ ...valid, url: 'not a url' }, {}))).toMatch(/`url` must be an absolute http\(s\) URL/)
+    expect(configError(() => resolveConfig({ ...valid, session: { maxAge: -1 } }, {}))).toBe(
+      '`session.maxAge` must be a positive number of seconds; got -1',
+    )
+    expect(configError(() => resolveConfig({ ...valid, url: 'ftp://x' }, {}))).toMatch(
+      /`url` must be an absolute http\(s\) URL.*got "ftp:\/\/x"/,
+    )
+    expect(configError(() => resolveConfig({ ...valid, url: 'not a url' }, {}))).toMatch(
+      /`url` must be an absolute http\(s\) URL/,
+    )
     expect(configError(() => resolveConfig({ secret: SECRET }, {}))).toMatch(/`url` is required.*SERVICE_AUTH_URL/)
     expect(configError(() => resolveConfig({ url: BASE }, {}))).toMatch(/`secret` is required.*SERVICE_AUTH_SECRET/)
-    expect(configError(() => resolveConfig({ ...valid, callbacks: { session: 'x' as never } }, {}))).toBe('`callbacks.session` must be a function; got "x"')
-    expect(configError(() => resolveConfig({ ...valid, session: { updateAge: 100, maxAge: 10 } }, {}))).toMatch(/updateAge/)
+    expect(configError(() => resolveConfig({ ...valid, callbacks: { session: 'x' as never } }, {}))).toBe(
+      '`callbacks.session` must be a function; got "x"',
+    )
+    expect(configError(() => resolveConfig({ ...valid, session: { updateAge: 100, maxAge: 10 } }, {}))).toMatch(
+      /updateAge/,
+    )
   })
 
   it('rejects short secrets without echoing them', () => {
@@ -68,37 +85,88 @@ describe('configuration', () => {
   })
 
   it('suggests the nearest option for a near-miss key', () => {
-    expect(configError(() => resolveConfig({ ...valid, secrets: SECRET } as never, {}))).toBe('Unknown option `secrets`. Did you mean `secret`?')
-    expect(configError(() => resolveConfig({ ...valid, session: { maxage: 5 } } as never, {}))).toBe('Unknown option `session.maxage`. Did you mean `session.maxAge`?')
-    expect(configError(() => resolveConfig({ ...valid, callbacks: { sesion: () => ({}) } } as never, {}))).toMatch(/Did you mean `callbacks.session`/)
-    expect(configError(() => resolveConfig({ ...valid, zzzzzzzz: 1 } as never, {}))).toMatch(/Known options: url, secret/)
+    expect(configError(() => resolveConfig({ ...valid, secrets: SECRET } as never, {}))).toBe(
+      'Unknown option `secrets`. Did you mean `secret`?',
+    )
+    expect(configError(() => resolveConfig({ ...valid, session: { maxage: 5 } } as never, {}))).toBe(
+      'Unknown option `session.maxage`. Did you mean `session.maxAge`?',
+    )
+    expect(configError(() => resolveConfig({ ...valid, callbacks: { sesion: () => ({}) } } as never, {}))).toMatch(
+      /Did you mean `callbacks.session`/,
+    )
+    expect(configError(() => resolveConfig({ ...valid, zzzzzzzz: 1 } as never, {}))).toMatch(
+      /Known options: url, secret/,
+    )
   })
 
   it('checks providers: made by a factory, URL-safe unique ids, email reserved', () => {
     const p = (id: string) => oidc({ id, issuer: 'https://idp.example.com', clientId: 'a', clientSecret: 'b' })
-    expect(configError(() => resolveConfig({ ...valid, providers: [{ id: 'github', name: 'GitHub', type: 'oauth' } as never] }, {}))).toMatch(/`providers\[0\]` must be made by passportStrategy\(\), oauth2\(\) or oidc\(\)/)
-    expect(configError(() => resolveConfig({ ...valid, providers: [p('git hub')] }, {}))).toMatch(/`providers\[0\].id` must be URL-safe/)
+    expect(
+      configError(() =>
+        resolveConfig({ ...valid, providers: [{ id: 'github', name: 'GitHub', type: 'oauth' } as never] }, {}),
+      ),
+    ).toMatch(/`providers\[0\]` must be made by passportStrategy\(\), oauth2\(\) or oidc\(\)/)
+    expect(configError(() => resolveConfig({ ...valid, providers: [p('git hub')] }, {}))).toMatch(
+      /`providers\[0\].id` must be URL-safe/,
+    )
     expect(configError(() => resolveConfig({ ...valid, providers: [p('a'), p('a')] }, {}))).toMatch(/used twice/)
-    expect(configError(() => resolveConfig({ ...valid, providers: [p('email')] }, {}))).toMatch(/reserved for the e-mail provider/)
+    expect(configError(() => resolveConfig({ ...valid, providers: [p('email')] }, {}))).toMatch(
+      /reserved for the e-mail provider/,
+    )
   })
 
   it('refuses cookie settings that weaken security unless dangerously allowed', () => {
     const https = { ...valid, url: 'https://example.com/api/auth' }
-    expect(configError(() => resolveConfig({ ...https, cookies: { sessionToken: { options: { secure: false } } } }, {}))).toMatch(/dangerouslyAllowInsecureCookies/)
-    expect(configError(() => resolveConfig({ ...valid, cookies: { csrfToken: { options: { sameSite: 'none' } } } }, {}))).toMatch(/sameSite/)
-    expect(configError(() => resolveConfig({ ...https, cookies: { csrfToken: { name: '__Host-x', options: { domain: 'example.com' } } } }, {}))).toMatch(/__Host-/)
+    expect(
+      configError(() => resolveConfig({ ...https, cookies: { sessionToken: { options: { secure: false } } } }, {})),
+    ).toMatch(/dangerouslyAllowInsecureCookies/)
+    expect(
+      configError(() => resolveConfig({ ...valid, cookies: { csrfToken: { options: { sameSite: 'none' } } } }, {})),
+    ).toMatch(/sameSite/)
+    expect(
+      configError(() =>
+        resolveConfig(
+          { ...https, cookies: { csrfToken: { name: '__Host-x', options: { domain: 'example.com' } } } },
+          {},
+        ),
+      ),
+    ).toMatch(/__Host-/)
     const logs: unknown[] = []
-    const weakened = resolveConfig({ ...https, logger: (e) => logs.push(e), dangerouslyAllowInsecureCookies: true, cookies: { sessionToken: { options: { secure: false } } } }, {})
+    const weakened = resolveConfig(
+      {
+        ...https,
+        logger: (e) => logs.push(e),
+        dangerouslyAllowInsecureCookies: true,
+        cookies: { sessionToken: { options: { secure: false } } },
+      },
+      {},
+    )
     expect(weakened.cookies.secure.sessionToken.attrs).not.toContain('Secure')
     expect(logs).toEqual([expect.objectContaining({ level: 'warn', event: 'config.warning' })])
   })
 
   it('checks cookie attributes and says at start-up when an override widens a cookie', () => {
-    expect(configError(() => resolveConfig({ ...valid, cookies: { sessionToken: { options: { domain: 'a;b' } } } }, {}))).toMatch(/`cookies.sessionToken.options.domain` must be a host name/)
-    expect(configError(() => resolveConfig({ ...valid, cookies: { sessionToken: { options: { path: 'x y' } } } }, {}))).toMatch(/`cookies.sessionToken.options.path` must be a path/)
-    expect(configError(() => resolveConfig({ ...valid, cookies: { sessionToken: { options: { sameSite: '' as never } } } }, {}))).toMatch(/must be 'lax', 'strict' or 'none'/)
+    expect(
+      configError(() => resolveConfig({ ...valid, cookies: { sessionToken: { options: { domain: 'a;b' } } } }, {})),
+    ).toMatch(/`cookies.sessionToken.options.domain` must be a host name/)
+    expect(
+      configError(() => resolveConfig({ ...valid, cookies: { sessionToken: { options: { path: 'x y' } } } }, {})),
+    ).toMatch(/`cookies.sessionToken.options.path` must be a path/)
+    expect(
+      configError(() =>
+        resolveConfig({ ...valid, cookies: { sessionToken: { options: { sameSite: '' as never } } } }, {}),
+      ),
+    ).toMatch(/must be 'lax', 'strict' or 'none'/)
     const logs: LogEntry[] = []
-    resolveConfig({ ...valid, url: 'https://example.com/api/auth', logger: (e) => logs.push(e), cookies: { sessionToken: { options: { domain: 'example.com', sameSite: 'none' } } } }, {})
+    resolveConfig(
+      {
+        ...valid,
+        url: 'https://example.com/api/auth',
+        logger: (e) => logs.push(e),
+        cookies: { sessionToken: { options: { domain: 'example.com', sameSite: 'none' } } },
+      },
+      {},
+    )
     expect(logs.map((entry) => entry.message)).toEqual([
       expect.stringContaining('every subdomain of example.com'),
       expect.stringContaining("'none'"),
@@ -106,7 +174,14 @@ describe('configuration', () => {
   })
 
   it('uses the __Secure- prefix only for a cookie given a Domain or a Path (a __Host- cookie can have neither)', () => {
-    const config = resolveConfig({ ...valid, url: 'https://example.com/api/auth', cookies: { csrfToken: { options: { domain: 'example.com' } }, sessionToken: { options: { path: '/app' } } } }, {})
+    const config = resolveConfig(
+      {
+        ...valid,
+        url: 'https://example.com/api/auth',
+        cookies: { csrfToken: { options: { domain: 'example.com' } }, sessionToken: { options: { path: '/app' } } },
+      },
+      {},
+    )
     expect(config.cookies.secure.csrfToken.name).toBe('__Secure-auth.csrf-token')
     expect(config.cookies.secure.csrfToken.attrs).toContain('Domain=example.com')
     expect(config.cookies.secure.sessionToken.name).toBe('__Secure-auth.session-token')
@@ -119,8 +194,12 @@ describe('configuration', () => {
       resolveConfig({ ...valid, url, logger: (e) => logs.push(e), cookies }, {})
       return logs.filter((e) => e.level === 'warn').map((e) => e.message)
     }
-    expect(warnings({ sessionToken: { options: { path: '/app' } } })).toEqual([expect.stringMatching(/cookies\.sessionToken\.options\.path.*__Host-/)])
-    expect(warnings({ csrfToken: { name: 'xsrf' } })).toEqual([expect.stringMatching(/cookies\.csrfToken\.name.*__Host-/)])
+    expect(warnings({ sessionToken: { options: { path: '/app' } } })).toEqual([
+      expect.stringMatching(/cookies\.sessionToken\.options\.path.*__Host-/),
+    ])
+    expect(warnings({ csrfToken: { name: 'xsrf' } })).toEqual([
+      expect.stringMatching(/cookies\.csrfToken\.name.*__Host-/),
+    ])
     expect(warnings({ csrfToken: { name: '__Host-xsrf' } })).toEqual([])
     expect(warnings({ csrfToken: { name: 'xsrf' } }, 'http://localhost:3000/api/auth')).toEqual([])
   })
@@ -128,11 +207,18 @@ describe('configuration', () => {
   it('checks the absolute session lifetime and the deadlines', () => {
     expect(resolveConfig({ ...valid, session: { maxAge: 90 * 86400 } }, {}).session.maxLifetime).toBe(90 * 86400)
     expect(resolveConfig({ ...valid, session: { maxAge: 3600, maxLifetime: 7200 } }, {}).session.maxLifetime).toBe(7200)
-    expect(configError(() => resolveConfig({ ...valid, session: { maxAge: 7200, maxLifetime: 3600 } }, {}))).toMatch(/session\.maxLifetime.*at least.*session\.maxAge/)
-    expect(configError(() => resolveConfig({ ...valid, session: { maxLifetime: -1 } }, {}))).toMatch(/session\.maxLifetime/)
+    expect(configError(() => resolveConfig({ ...valid, session: { maxAge: 7200, maxLifetime: 3600 } }, {}))).toMatch(
+      /session\.maxLifetime.*at least.*session\.maxAge/,
+    )
+    expect(configError(() => resolveConfig({ ...valid, session: { maxLifetime: -1 } }, {}))).toMatch(
+      /session\.maxLifetime/,
+    )
     for (const option of ['bodyTimeout', 'providerTimeout'] as const) {
       expect(resolveConfig({ ...valid, [option]: 250 }, {})[option]).toBe(250)
-      for (const bad of [0, 1.5, '10s', 10 * 60_000 + 1]) expect(configError(() => resolveConfig({ ...valid, [option]: bad } as never, {}))).toMatch(new RegExp(`\`${option}\` must be a whole number of milliseconds`))
+      for (const bad of [0, 1.5, '10s', 10 * 60_000 + 1])
+        expect(configError(() => resolveConfig({ ...valid, [option]: bad }, {}))).toMatch(
+          new RegExp(`\`${option}\` must be a whole number of milliseconds`),
+        )
     }
   })
 
@@ -146,6 +232,8 @@ describe('configuration', () => {
       res.status(500).end()
     })
     await request(app).get('/api/auth/session').expect(500)
-    expect(String((errors[0] as Error).message)).toMatch(/without being called: write app.use\('\/api\/auth', auth\(\{ … \}\)\)/)
+    expect(String((errors[0] as Error).message)).toMatch(
+      /without being called: write app.use\('\/api\/auth', auth\(\{ … \}\)\)/,
+    )
   })
 })

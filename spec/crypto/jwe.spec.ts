@@ -1,12 +1,10 @@
 import { createCipheriv, randomBytes } from 'node:crypto'
 import { EncryptJWT, jwtDecrypt } from 'jose'
-import type { KeyRing } from '../../lib/crypto/keys'
 import { open, seal } from '../../lib/crypto/jwe'
-import { ADA, DAY, KEYS, SIGNED_IN_AT, VECTORS, keyFromHex } from '../support/sessions'
+import { ADA, DAY, KEYS, SIGNED_IN_AT, VECTORS, keyFromHex, ringOf } from '../support/sessions'
 
 // Keys are the committed HKDF outputs (see spec/crypto/keys.spec.ts), not derived by lib/.
 const KEY = keyFromHex(KEYS.session)
-const ringOf = (...keys: Buffer[]): KeyRing => ({ current: keys[0]!, all: keys })
 const ring = ringOf(KEY)
 const now = () => Math.floor(Date.now() / 1000)
 
@@ -17,7 +15,13 @@ describe('JWE (dir + A256GCM)', () => {
   })
 
   it('opens a known-answer token sealed by jose, to exactly its claims', () => {
-    expect(open(ring, VECTORS.ada)).toEqual({ sub: 'github:1', user: ADA, iat: SIGNED_IN_AT, exp: SIGNED_IN_AT + 30 * DAY, auth_time: SIGNED_IN_AT })
+    expect(open(ring, VECTORS.ada)).toEqual({
+      sub: 'github:1',
+      user: ADA,
+      iat: SIGNED_IN_AT,
+      exp: SIGNED_IN_AT + 30 * DAY,
+      auth_time: SIGNED_IN_AT,
+    })
   })
 
   it('seals tokens the jose library decrypts and validates as a JWT', async () => {
@@ -41,9 +45,20 @@ describe('JWE (dir + A256GCM)', () => {
     const cipher = createCipheriv('aes-256-gcm', ring.current, iv)
     cipher.setAAD(Buffer.from(header))
     const body = Buffer.concat([cipher.update('{"sub":"u"}'), cipher.final()])
-    const token = [header, '', iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.')
+    const token = [
+      header,
+      '',
+      iv.toString('base64url'),
+      body.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+    ].join('.')
     expect(open(ring, token)).toBeNull()
-    expect(open(ring, token.replace(header, Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM' })).toString('base64url')))).toBeNull()
+    expect(
+      open(
+        ring,
+        token.replace(header, Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM' })).toString('base64url')),
+      ),
+    ).toBeNull()
   })
 
   it('opens with any key of the ring and seals with the first (rotation)', () => {
@@ -61,7 +76,16 @@ describe('JWE (dir + A256GCM)', () => {
     const parts = token.split('.')
     const flip = (s: string) => (s[0] === 'A' ? 'B' : 'A') + s.slice(1)
     const bad: unknown[] = [
-      undefined, null, 42, {}, '', 'garbage', '....', token.slice(0, -1), token + 'x', `${token}.`,
+      undefined,
+      null,
+      42,
+      {},
+      '',
+      'garbage',
+      '....',
+      token.slice(0, -1),
+      token + 'x',
+      `${token}.`,
       [parts[0], parts[1], parts[2], flip(parts[3]!), parts[4]].join('.'),
       [parts[0], parts[1], parts[2], parts[3], flip(parts[4]!)].join('.'),
       [parts[0], 'abc', parts[2], parts[3], parts[4]].join('.'),

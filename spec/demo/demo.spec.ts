@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { Browser } from '../flows/oauth-harness'
 import { readSettings } from '../../examples/demo/settings'
+import { Browser } from '../support/browser'
 import { freePort, startProcess, type Started } from '../support/process'
 
 const root = join(__dirname, '../..')
@@ -11,7 +11,9 @@ async function freePortPair(): Promise<number> {
     const port = await freePort()
     const { createServer } = await import('node:net')
     const free = await new Promise<boolean>((resolve) => {
-      const probe = createServer().once('error', () => resolve(false)).listen(port + 1, '127.0.0.1', () => probe.close(() => resolve(true)))
+      const probe = createServer()
+        .once('error', () => resolve(false))
+        .listen(port + 1, '127.0.0.1', () => probe.close(() => resolve(true)))
     })
     if (free) return port
   }
@@ -26,7 +28,12 @@ describe('the demo app (npm start)', () => {
 
   beforeAll(async () => {
     port = await freePortPair()
-    demo = await startProcess('npm', ['start'], { cwd: root, env: { PORT: String(port), SERVICE_AUTH_SECRET: '' }, ready: /listening on/, timeoutMs: 90_000 })
+    demo = await startProcess('npm', ['start'], {
+      cwd: root,
+      env: { PORT: String(port), SERVICE_AUTH_SECRET: '' },
+      ready: /listening on/,
+      timeoutMs: 90_000,
+    })
   }, 100_000)
 
   afterAll(() => demo?.stop())
@@ -44,7 +51,9 @@ describe('the demo app (npm start)', () => {
   it('sends a visitor of the guarded page to the sign-in page', async () => {
     const res = await fetch(`http://localhost:${port}/private`, { redirect: 'manual' })
     expect(res.status).toBe(302)
-    expect(res.headers.get('location')).toBe(`http://localhost:${port}/api/auth/signin?callbackUrl=${encodeURIComponent(`http://localhost:${port}/private`)}&error=SessionRequired`)
+    expect(res.headers.get('location')).toBe(
+      `http://localhost:${port}/api/auth/signin?callbackUrl=${encodeURIComponent(`http://localhost:${port}/private`)}&error=SessionRequired`,
+    )
   })
 
   it('signs a newcomer in with "Demo" through its embedded identity provider, and out again', async () => {
@@ -57,12 +66,14 @@ describe('the demo app (npm start)', () => {
     const home = await (await browser.jar.fetch(`${origin}/`)).text()
     expect(home).toMatch(/Signed in as <strong>Alice Example<\/strong>/)
     expect((await browser.jar.fetch(`${origin}/private`)).status).toBe(200)
-    await browser.jar.fetch(`${origin}/api/auth/signout`, { method: 'POST', body: new URLSearchParams({ csrfToken: await browser.csrfToken() }) })
+    await browser.signOut()
     expect(await (await browser.jar.fetch(`${origin}/`)).text()).toMatch(/You are not signed in/)
   })
 
   it('starts its identity provider on PORT + 1 and explains the demo login', async () => {
-    expect(demo.output()).toMatch(new RegExp(`embedded identity provider at http://127.0.0.1:${port + 1} \\(user "alice", any password\\)`))
+    expect(demo.output()).toMatch(
+      new RegExp(`embedded identity provider at http://127.0.0.1:${port + 1} \\(user "alice", any password\\)`),
+    )
   })
 
   it('warns that sessions end at restart when no secret is set', () => {
@@ -70,8 +81,14 @@ describe('the demo app (npm start)', () => {
   })
 
   it('stops with a message naming the variable when the secret is too short', async () => {
-    await expect(startProcess('node', ['dist/examples/demo/server.js'], { cwd: root, env: { PORT: String(port + 2), SERVICE_AUTH_SECRET: 'short' }, ready: /listening on/, timeoutMs: 20_000 }))
-      .rejects.toThrow(/exited with 1[\s\S]*SERVICE_AUTH_SECRET is 5 characters long/)
+    await expect(
+      startProcess('node', ['dist/examples/demo/server.js'], {
+        cwd: root,
+        env: { PORT: String(port + 2), SERVICE_AUTH_SECRET: 'short' },
+        ready: /listening on/,
+        timeoutMs: 20_000,
+      }),
+    ).rejects.toThrow(/exited with 1[\s\S]*SERVICE_AUTH_SECRET is 5 characters long/)
   })
 })
 
@@ -85,7 +102,12 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
     const port = await freePortPair()
     origin = `http://localhost:${port}`
     base = `${origin}/myapp/api/authentication`
-    demo = await startProcess('node', ['dist/examples/demo/server.js'], { cwd: root, env: { PORT: String(port), SERVICE_AUTH_URL: base, SERVICE_AUTH_SECRET: '' }, ready: /listening on/, timeoutMs: 20_000 })
+    demo = await startProcess('node', ['dist/examples/demo/server.js'], {
+      cwd: root,
+      env: { PORT: String(port), SERVICE_AUTH_URL: base, SERVICE_AUTH_SECRET: '' },
+      ready: /listening on/,
+      timeoutMs: 20_000,
+    })
   }, 30_000)
 
   afterAll(() => demo?.stop())
@@ -102,7 +124,13 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
     const res = await fetch(`${base}/providers`)
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({
-      oidc: { id: 'oidc', name: 'Demo', type: 'oauth', signinUrl: `${base}/signin/oidc`, callbackUrl: `${base}/callback/oidc` },
+      oidc: {
+        id: 'oidc',
+        name: 'Demo',
+        type: 'oauth',
+        signinUrl: `${base}/signin/oidc`,
+        callbackUrl: `${base}/callback/oidc`,
+      },
     })
   })
 
@@ -119,14 +147,20 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
 
   it('links its own pages to the service under that path', async () => {
     const home = await (await fetch(`${origin}/`)).text()
-    expect(hrefs(home)).toEqual(['/myapp/api/authentication/assets/style.css', '/myapp/api/authentication/signin', '/private'])
+    expect(hrefs(home)).toEqual([
+      '/myapp/api/authentication/assets/style.css',
+      '/myapp/api/authentication/signin',
+      '/private',
+    ])
     for (const href of hrefs(home)) expect((await fetch(new URL(href!, origin))).status).toBe(200) // /private: via the sign-in page
   })
 
   it('sends a visitor of the guarded page to the sign-in page under that path', async () => {
     const res = await fetch(`${origin}/private`, { redirect: 'manual' })
     expect(res.status).toBe(302)
-    expect(res.headers.get('location')).toBe(`${base}/signin?callbackUrl=${encodeURIComponent(`${origin}/private`)}&error=SessionRequired`)
+    expect(res.headers.get('location')).toBe(
+      `${base}/signin?callbackUrl=${encodeURIComponent(`${origin}/private`)}&error=SessionRequired`,
+    )
   })
 
   it('signs a newcomer in with "Demo" through its embedded identity provider, and out again', async () => {
@@ -135,29 +169,59 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
     expect(signedIn.headers.get('location')).toBe(`${origin}/welcome`)
     const home = await (await browser.jar.fetch(`${origin}/`)).text()
     expect(home).toMatch(/Signed in as <strong>Alice Example<\/strong>/)
-    expect(hrefs(home)).toEqual(['/myapp/api/authentication/assets/style.css', '/private', '/myapp/api/authentication/signout'])
+    expect(hrefs(home)).toEqual([
+      '/myapp/api/authentication/assets/style.css',
+      '/private',
+      '/myapp/api/authentication/signout',
+    ])
     expect((await browser.jar.fetch(`${origin}/private`)).status).toBe(200)
     expect((await browser.jar.fetch(`${base}/signout`)).status).toBe(200)
-    await browser.jar.fetch(`${base}/signout`, { method: 'POST', body: new URLSearchParams({ csrfToken: await browser.csrfToken() }) })
+    await browser.signOut()
     expect(await (await browser.jar.fetch(`${origin}/`)).text()).toMatch(/You are not signed in/)
   })
 })
 
 describe("the demo's settings", () => {
   it('reads the service URL and base path from SERVICE_AUTH_URL as the package does (no trailing slash, /api/auth when it has no path)', () => {
-    expect(readSettings({ PORT: '4000' })).toMatchObject({ url: 'http://localhost:4000/api/auth', basePath: '/api/auth' })
-    expect(readSettings({ SERVICE_AUTH_URL: 'http://localhost:3000/myapp/api/authentication/' }))
-      .toMatchObject({ url: 'http://localhost:3000/myapp/api/authentication', basePath: '/myapp/api/authentication' })
-    expect(readSettings({ SERVICE_AUTH_URL: 'HTTP://LocalHost:3000' })).toMatchObject({ url: 'http://localhost:3000/api/auth', basePath: '/api/auth' })
+    expect(readSettings({ PORT: '4000' })).toMatchObject({
+      url: 'http://localhost:4000/api/auth',
+      basePath: '/api/auth',
+    })
+    expect(readSettings({ SERVICE_AUTH_URL: 'http://localhost:3000/myapp/api/authentication/' })).toMatchObject({
+      url: 'http://localhost:3000/myapp/api/authentication',
+      basePath: '/myapp/api/authentication',
+    })
+    expect(readSettings({ SERVICE_AUTH_URL: 'HTTP://LocalHost:3000' })).toMatchObject({
+      url: 'http://localhost:3000/api/auth',
+      basePath: '/api/auth',
+    })
   })
 
   it.each([
-    ['not an absolute URL', '/myapp/api/authentication', /SERVICE_AUTH_URL must be an absolute http\(s\) URL such as http:\/\/localhost:3000\/api\/auth; got "\/myapp\/api\/authentication"/],
-    ['not http(s)', 'ftp://localhost:3000/api/auth', /SERVICE_AUTH_URL must be an absolute http\(s\) URL[^\n]*; got "ftp:\/\/localhost:3000\/api\/auth"/],
-    ['with a query', 'http://localhost:3000/api/auth?x=1', /SERVICE_AUTH_URL must not carry credentials, a query or a fragment/],
+    [
+      'not an absolute URL',
+      '/myapp/api/authentication',
+      /SERVICE_AUTH_URL must be an absolute http\(s\) URL such as http:\/\/localhost:3000\/api\/auth; got "\/myapp\/api\/authentication"/,
+    ],
+    [
+      'not http(s)',
+      'ftp://localhost:3000/api/auth',
+      /SERVICE_AUTH_URL must be an absolute http\(s\) URL[^\n]*; got "ftp:\/\/localhost:3000\/api\/auth"/,
+    ],
+    [
+      'with a query',
+      'http://localhost:3000/api/auth?x=1',
+      /SERVICE_AUTH_URL must not carry credentials, a query or a fragment/,
+    ],
   ])('stops with a message naming SERVICE_AUTH_URL when it is %s', async (_case, url, message) => {
     const port = await freePort()
-    await expect(startProcess('node', ['dist/examples/demo/server.js'], { cwd: root, env: { PORT: String(port), SERVICE_AUTH_URL: url }, ready: /listening on/, timeoutMs: 20_000 }))
-      .rejects.toThrow(new RegExp(`exited with 1[\\s\\S]*${message.source}`))
+    await expect(
+      startProcess('node', ['dist/examples/demo/server.js'], {
+        cwd: root,
+        env: { PORT: String(port), SERVICE_AUTH_URL: url },
+        ready: /listening on/,
+        timeoutMs: 20_000,
+      }),
+    ).rejects.toThrow(new RegExp(`exited with 1[\\s\\S]*${message.source}`))
   })
 })

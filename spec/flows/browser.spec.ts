@@ -29,7 +29,10 @@ describe('a person in a real browser', () => {
     const session = await (await page.request.get(`${h.base}/session`)).json()
     expect(session.user).toMatchObject({ name: 'Alice Example', email: 'alice@example.com' })
     const cookies = await context.cookies(h.origin)
-    expect(cookies.find((cookie) => cookie.name === 'auth.session-token')).toMatchObject({ httpOnly: true, sameSite: 'Lax' })
+    expect(cookies.find((cookie) => cookie.name === 'auth.session-token')).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Lax',
+    })
     expect(cookies.filter((cookie) => cookie.name.startsWith('auth.flow.'))).toEqual([])
 
     await page.goto(`${h.base}/signout`)
@@ -55,13 +58,21 @@ describe('a person in a real browser', () => {
     const context = await chromium.newContext()
     const page = await context.newPage()
     const problems: string[] = []
-    page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text())
+    })
     page.on('pageerror', (error) => problems.push(error.message))
     const response = await page.goto(`${h.base}/signin?error=OAuthCallback`)
     expect(response?.headers()['content-security-policy']).toContain("default-src 'none'")
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/\w/)
     // The stylesheet applied (the card has a max width): styles load from the package's own route.
-    const maxWidth = await page.locator('main').evaluate((main) => (globalThis as unknown as { getComputedStyle(e: unknown): { maxWidth: string } }).getComputedStyle(main).maxWidth)
+    const maxWidth = await page
+      .locator('main')
+      .evaluate(
+        (main) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { maxWidth: string } }).getComputedStyle(main)
+            .maxWidth,
+      )
     expect(maxWidth).not.toBe('none')
     expect(problems).toEqual([])
     await context.close()

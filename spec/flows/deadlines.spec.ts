@@ -1,10 +1,10 @@
 import { createServer as createHttpServer, type Server } from 'node:http'
-import { connect, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net'
-import express from 'express'
-import { auth, oauth2, oidc, type AuthOptions, type LogEntry } from '../../lib'
-import { SECRET } from '../support/app'
-import { CookieJar } from '../support/cookie-jar'
+import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net'
+import { oauth2, oidc, type AuthOptions } from '../../lib'
+import { serve } from '../support/app'
+import { Browser } from '../support/browser'
 import { freePort } from '../support/process'
+import { rawExchange } from '../support/raw-http'
 
 /**
  * Providers that never answer, answer half, or are asked nothing at all: every outgoing request
@@ -17,13 +17,19 @@ const DEADLINE = 300
 /** A TCP server that accepts every connection and never says a word. */
 async function silentServer(): Promise<{ url: string; sockets: Socket[]; close(): Promise<void> }> {
   const sockets: Socket[] = []
-  const server: TcpServer = createTcpServer((socket) => { sockets.push(socket) })
+  const server: TcpServer = createTcpServer((socket) => {
+    sockets.push(socket)
+  })
   const port = await freePort()
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   return {
     url: `http://127.0.0.1:${port}`,
     sockets,
-    close: () => new Promise((resolve) => { sockets.forEach((socket) => socket.destroy()); server.close(() => resolve()) }),
+    close: () =>
+      new Promise((resolve) => {
+        sockets.forEach((socket) => socket.destroy())
+        server.close(() => resolve())
+      }),
   }
 }
 
@@ -43,33 +49,34 @@ async function halfProvider(): Promise<{ url: string; tokenRequests: () => numbe
   return {
     url: `http://127.0.0.1:${port}`,
     tokenRequests: () => tokens,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 
-async function serve(options: AuthOptions): Promise<{ base: string; logs: LogEntry[]; close(): Promise<void> }> {
-  const logs: LogEntry[] = []
-  const app = express()
-  app.use('/api/auth', auth({ secret: SECRET, logger: (entry) => logs.push(entry), providerTimeout: DEADLINE, bodyTimeout: DEADLINE, ...options, url: undefined as never, trustHost: true }))
-  const port = await freePort()
-  const server = await new Promise<Server>((resolve) => { const s = app.listen(port, '127.0.0.1', () => resolve(s)) })
-  return { base: `http://localhost:${port}/api/auth`, logs, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }) }
+/** The service with short deadlines and no `url` (its URL from the Host header, trustHost), unless `options` say otherwise. */
+function withDeadlines(options: AuthOptions): AuthOptions {
+  return { providerTimeout: DEADLINE, bodyTimeout: DEADLINE, ...options, url: undefined, trustHost: true }
 }
 
 /** POST /signin/:provider as the sign-in page would; the answer and the `state` it sent to the provider. */
-async function startSignIn(jar: CookieJar, base: string, provider: string) {
-  const { csrfToken } = (await (await jar.fetch(`${base}/csrf`)).json()) as { csrfToken: string }
-  const res = await jar.fetch(`${base}/signin/${provider}`, { method: 'POST', body: new URLSearchParams({ csrfToken, callbackUrl: '/done' }) })
+async function startSignIn(browser: Browser, provider: string) {
+  const res = await browser.startSignIn(provider, { callbackUrl: '/done' })
   const location = res.headers.get('location') ?? ''
-  return { res, location, state: location.includes('state=') ? new URL(location).searchParams.get('state')! : '' }
+  return { res, state: location.includes('state=') ? new URL(location).searchParams.get('state')! : '' }
 }
 
 describe('outgoing requests have a deadline (providerTimeout)', () => {
   it('an issuer that never answers discovery: the sign-in fails with OAuthSignin, promptly', async () => {
     const silent = await silentServer()
-    const app = await serve({ providers: [oidc({ id: 'mute', issuer: silent.url, clientId: 'c', clientSecret: 's' })] })
+    const app = await serve(
+      withDeadlines({ providers: [oidc({ id: 'mute', issuer: silent.url, clientId: 'c', clientSecret: 's' })] }),
+    )
     try {
-      const { res } = await startSignIn(new CookieJar(), app.base, 'mute')
+      const { res } = await startSignIn(new Browser(app), 'mute')
       expect(res.status).toBe(302)
       expect(res.headers.get('location')).toBe(`${app.base}/error?error=OAuthSignin`)
       expect(silent.sockets.length).toBeGreaterThan(0)
@@ -82,13 +89,25 @@ describe('outgoing requests have a deadline (providerTimeout)', () => {
 
   it('a token endpoint that never answers: the callback fails with OAuthCallback and nobody is signed in', async () => {
     const silent = await silentServer()
-    const app = await serve({ providers: [oauth2({ id: 'mute', clientId: 'c', clientSecret: 's', authorizationUrl: `${silent.url}/authorize`, tokenUrl: `${silent.url}/token` })] })
+    const app = await serve(
+      withDeadlines({
+        providers: [
+          oauth2({
+            id: 'mute',
+            clientId: 'c',
+            clientSecret: 's',
+            authorizationUrl: `${silent.url}/authorize`,
+            tokenUrl: `${silent.url}/token`,
+          }),
+        ],
+      }),
+    )
     try {
-      const jar = new CookieJar()
-      const { state } = await startSignIn(jar, app.base, 'mute')
-      const back = await jar.fetch(`${app.base}/callback/mute?code=abc&state=${encodeURIComponent(state)}`, {}, { crossSite: true })
+      const browser = new Browser(app)
+      const { state } = await startSignIn(browser, 'mute')
+      const back = await browser.returnTo(`${app.base}/callback/mute?code=abc&state=${encodeURIComponent(state)}`)
       expect(back.headers.get('location')).toBe(`${app.base}/error?error=OAuthCallback`)
-      expect(jar.get('localhost', 'auth.session-token')).toBeUndefined()
+      expect(browser.cookie('auth.session-token')).toBeUndefined()
       expect(JSON.stringify(app.logs)).toContain(`no complete answer within ${DEADLINE} ms`)
     } finally {
       await app.close()
@@ -98,14 +117,27 @@ describe('outgoing requests have a deadline (providerTimeout)', () => {
 
   it('a userinfo endpoint that never answers: the callback fails with OAuthCallback', async () => {
     const half = await halfProvider()
-    const app = await serve({ providers: [oauth2({ id: 'half', clientId: 'c', clientSecret: 's', authorizationUrl: `${half.url}/authorize`, tokenUrl: `${half.url}/token`, userinfoUrl: `${half.url}/userinfo` })] })
+    const app = await serve(
+      withDeadlines({
+        providers: [
+          oauth2({
+            id: 'half',
+            clientId: 'c',
+            clientSecret: 's',
+            authorizationUrl: `${half.url}/authorize`,
+            tokenUrl: `${half.url}/token`,
+            userinfoUrl: `${half.url}/userinfo`,
+          }),
+        ],
+      }),
+    )
     try {
-      const jar = new CookieJar()
-      const { state } = await startSignIn(jar, app.base, 'half')
-      const back = await jar.fetch(`${app.base}/callback/half?code=abc&state=${encodeURIComponent(state)}`, {}, { crossSite: true })
+      const browser = new Browser(app)
+      const { state } = await startSignIn(browser, 'half')
+      const back = await browser.returnTo(`${app.base}/callback/half?code=abc&state=${encodeURIComponent(state)}`)
       expect(back.headers.get('location')).toBe(`${app.base}/error?error=OAuthCallback`)
       expect(half.tokenRequests()).toBe(1)
-      expect(jar.get('localhost', 'auth.session-token')).toBeUndefined()
+      expect(browser.cookie('auth.session-token')).toBeUndefined()
     } finally {
       await app.close()
       await half.close()
@@ -120,20 +152,31 @@ describe('answers from a provider are capped', () => {
       res.setHeader('Content-Type', 'application/json')
       res.write('{"issuer":"')
       const chunk = 'x'.repeat(64 * 1024)
-      const more = () => { while (sent < 64 * 1024 * 1024 && res.write(chunk)) sent += chunk.length; if (sent < 64 * 1024 * 1024) res.once('drain', more) }
+      const more = () => {
+        while (sent < 64 * 1024 * 1024 && res.write(chunk)) sent += chunk.length
+        if (sent < 64 * 1024 * 1024) res.once('drain', more)
+      }
       more()
     })
     const port = await freePort()
     await new Promise<void>((resolve) => endless.listen(port, '127.0.0.1', resolve))
-    const app = await serve({ providers: [oidc({ id: 'endless', issuer: `http://127.0.0.1:${port}`, clientId: 'c', clientSecret: 's' })], providerTimeout: 20_000 })
+    const app = await serve(
+      withDeadlines({
+        providers: [oidc({ id: 'endless', issuer: `http://127.0.0.1:${port}`, clientId: 'c', clientSecret: 's' })],
+        providerTimeout: 20_000,
+      }),
+    )
     try {
-      const { res } = await startSignIn(new CookieJar(), app.base, 'endless')
+      const { res } = await startSignIn(new Browser(app), 'endless')
       expect(res.headers.get('location')).toBe(`${app.base}/error?error=OAuthSignin`)
       expect(JSON.stringify(app.logs)).toContain('answered more than 1048576 bytes')
       expect(sent).toBeLessThan(16 * 1024 * 1024)
     } finally {
       await app.close()
-      await new Promise((resolve) => { endless.closeAllConnections(); endless.close(resolve) })
+      await new Promise((resolve) => {
+        endless.closeAllConnections()
+        endless.close(resolve)
+      })
     }
   })
 })
@@ -141,14 +184,28 @@ describe('answers from a provider are capped', () => {
 describe('checks made before any token request', () => {
   it('a callback without a code is refused, and the token endpoint is never asked', async () => {
     const half = await halfProvider()
-    const app = await serve({ providers: [oauth2({ id: 'half', clientId: 'c', clientSecret: 's', authorizationUrl: `${half.url}/authorize`, tokenUrl: `${half.url}/token` })] })
+    const app = await serve(
+      withDeadlines({
+        providers: [
+          oauth2({
+            id: 'half',
+            clientId: 'c',
+            clientSecret: 's',
+            authorizationUrl: `${half.url}/authorize`,
+            tokenUrl: `${half.url}/token`,
+          }),
+        ],
+      }),
+    )
     try {
-      const jar = new CookieJar()
-      const { state } = await startSignIn(jar, app.base, 'half')
-      const back = await jar.fetch(`${app.base}/callback/half?state=${encodeURIComponent(state)}`, {}, { crossSite: true })
+      const browser = new Browser(app)
+      const { state } = await startSignIn(browser, 'half')
+      const back = await browser.returnTo(`${app.base}/callback/half?state=${encodeURIComponent(state)}`)
       expect(back.headers.get('location')).toBe(`${app.base}/error?error=OAuthCallback`)
       expect(half.tokenRequests()).toBe(0)
-      expect(app.logs).toContainEqual(expect.objectContaining({ event: 'callback.error', message: expect.stringContaining('no code') }))
+      expect(app.logs).toContainEqual(
+        expect.objectContaining({ event: 'callback.error', message: expect.stringContaining('no code') }),
+      )
     } finally {
       await app.close()
       await half.close()
@@ -157,17 +214,26 @@ describe('checks made before any token request', () => {
 
   it('a flow without a PKCE verifier is refused by a provider that requires PKCE, before any token request', async () => {
     const half = await halfProvider()
-    const endpoints = { clientId: 'c', clientSecret: 's', authorizationUrl: `${half.url}/authorize`, tokenUrl: `${half.url}/token` }
+    const endpoints = {
+      clientId: 'c',
+      clientSecret: 's',
+      authorizationUrl: `${half.url}/authorize`,
+      tokenUrl: `${half.url}/token`,
+    }
     // The same secret and provider id, once without PKCE (the flow cookie then holds no verifier) and once with it.
-    const lax = await serve({ providers: [oauth2({ id: 'half', checks: ['state'], ...endpoints })], logger: false })
-    const strict = await serve({ providers: [oauth2({ id: 'half', ...endpoints })] })
+    const lax = await serve(
+      withDeadlines({ providers: [oauth2({ id: 'half', checks: ['state'], ...endpoints })], logger: false }),
+    )
+    const strict = await serve(withDeadlines({ providers: [oauth2({ id: 'half', ...endpoints })] }))
     try {
-      const jar = new CookieJar()
-      const { state } = await startSignIn(jar, lax.base, 'half')
-      const back = await jar.fetch(`${strict.base}/callback/half?code=abc&state=${encodeURIComponent(state)}`, {}, { crossSite: true })
+      const browser = new Browser(lax)
+      const { state } = await startSignIn(browser, 'half')
+      const back = await browser.returnTo(`${strict.base}/callback/half?code=abc&state=${encodeURIComponent(state)}`)
       expect(back.headers.get('location')).toBe(`${strict.base}/error?error=OAuthCallback`)
       expect(half.tokenRequests()).toBe(0)
-      expect(strict.logs).toContainEqual(expect.objectContaining({ message: expect.stringContaining('no PKCE verifier') }))
+      expect(strict.logs).toContainEqual(
+        expect.objectContaining({ message: expect.stringContaining('no PKCE verifier') }),
+      )
     } finally {
       await lax.close()
       await strict.close()
@@ -176,17 +242,6 @@ describe('checks made before any token request', () => {
   })
 })
 
-/** Sends `head` (and nothing more) on a raw connection; resolves with everything the server wrote once it closes. */
-function rawExchange(port: string, head: string): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => { socket.write(head) })
-    let text = ''
-    socket.on('data', (data) => { text += String(data) })
-    socket.on('close', () => resolve(text))
-    socket.on('error', reject)
-  })
-}
-
 describe('a refused body is not drained for ever', () => {
   it.each([
     ['too large', 'POST /api/auth/_log', 'application/x-www-form-urlencoded', 413],
@@ -194,10 +249,13 @@ describe('a refused body is not drained for ever', () => {
     ['for no route', 'POST /api/auth/nope', 'application/x-www-form-urlencoded', 404],
     ['for a route without POST', 'POST /api/auth/csrf', 'application/x-www-form-urlencoded', 405],
   ])('a body %s: the answer comes at once and the connection closes', async (_label, line, type, status) => {
-    const app = await serve({ bodyTimeout: 60_000 })
+    const app = await serve(withDeadlines({ bodyTimeout: 60_000 }))
     try {
-      const { port } = new URL(app.base)
-      const answer = await rawExchange(port, `${line} HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: ${type}\r\nContent-Length: 100000\r\n\r\nlevel=warn&`)
+      const { port } = app
+      const answer = await rawExchange(
+        port,
+        `${line} HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: ${type}\r\nContent-Length: 100000\r\n\r\nlevel=warn&`,
+      )
       expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
       expect(answer).toMatch(/\r\nconnection: close\r\n/i)
     } finally {
@@ -208,18 +266,13 @@ describe('a refused body is not drained for ever', () => {
 
 describe('request bodies have a deadline (bodyTimeout)', () => {
   it('a sender that stops half way gets 408 and the connection closes', async () => {
-    const app = await serve({})
+    const app = await serve(withDeadlines({}))
     try {
-      const { port } = new URL(app.base)
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(Number(port), '127.0.0.1', () => {
-          socket.write(`POST /api/auth/signout HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ncsrfToken=`)
-        })
-        let text = ''
-        socket.on('data', (data) => { text += String(data) })
-        socket.on('close', () => resolve(text))
-        socket.on('error', reject)
-      })
+      const { port } = app
+      const answer = await rawExchange(
+        port,
+        `POST /api/auth/signout HTTP/1.1\r\nHost: localhost:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ncsrfToken=`,
+      )
       expect(answer).toMatch(/^HTTP\/1\.1 408 /)
       expect(answer).toMatch(/\r\nconnection: close\r\n/i)
     } finally {

@@ -1,29 +1,32 @@
-import { expectSignedIn, startHostileHarness, type HostileHarness } from './hostile-harness'
+import { expectSignedIn, useHostileHarness } from './hostile-harness'
 
 // Discovery must answer for the configured issuer: a document naming another one (with ID tokens
 // and an iss parameter to match) would otherwise make its keys and tokens trusted for this provider.
-let h: HostileHarness
 const impostor = 'https://accounts.evil.example'
-beforeAll(async () => {
-  h = await startHostileHarness({ behaviour: { discovery: { issuer: impostor }, issParameter: impostor, idTokenClaims: { iss: impostor } } })
+const h = useHostileHarness({
+  behaviour: { discovery: { issuer: impostor }, issParameter: impostor, idTokenClaims: { iss: impostor } },
 })
-afterAll(() => h?.stop())
 
 describe('OpenID Connect discovery', () => {
   it('refuses a discovery document naming another issuer: the sign-in never reaches the issuer, nobody is signed in', async () => {
     const browser = h.browser()
-    const res = await browser.signIn()
+    const res = await browser.signIn('hostile')
     expect(res.status).toBe(302)
     expect(res.headers.get('location')).toBe(`${h.base}/error?error=OAuthSignin`)
     expect(h.issuer.authorizations).toEqual([])
-    expect(browser.sessionCookie()).toBeUndefined()
+    expect(browser.cookie('auth.session-token')).toBeUndefined()
     expect(await browser.session()).toEqual({})
-    expect(h.logs).toContainEqual(expect.objectContaining({ level: 'error', message: expect.stringMatching(/discovery names the issuer "https:\/\/accounts\.evil\.example"/) }))
+    expect(h.logs).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: expect.stringMatching(/discovery names the issuer "https:\/\/accounts\.evil\.example"/),
+      }),
+    )
   })
 
   it('tries discovery again on the next sign-in, and signs in once the document names the issuer', async () => {
     h.issuer.behave({ discovery: {}, issParameter: 'own', idTokenClaims: {} })
     const browser = h.browser()
-    await expectSignedIn(h, browser, await browser.signIn())
+    await expectSignedIn(h, browser, await browser.signIn('hostile'))
   })
 })

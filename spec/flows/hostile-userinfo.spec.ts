@@ -1,29 +1,26 @@
 import { SUBJECT } from '../support/hostile-issuer'
-import { expectRefused, expectSignedIn, startHostileHarness, type HostileHarness } from './hostile-harness'
+import { expectRefused, expectSignedIn, useHostileHarness } from './hostile-harness'
 
 // userinfo may add to the ID token, never speak of another user (OIDC Core 5.3.2): otherwise one
 // person's ID token would sign in with another person's name and e-mail.
-let h: HostileHarness
-beforeAll(async () => { h = await startHostileHarness() })
-afterEach(() => h.issuer.reset())
-afterAll(() => h?.stop())
+const h = useHostileHarness()
 
 describe('userinfo and the ID token subject', () => {
   it('signs in when userinfo describes the subject of the ID token', async () => {
     h.issuer.behave({ userinfo: { sub: SUBJECT } })
     const browser = h.browser()
-    await expectSignedIn(h, browser, await browser.signIn())
+    await expectSignedIn(h, browser, await browser.signIn('hostile'))
   })
 
   it('signs in as the ID token subject when userinfo names none', async () => {
     h.issuer.behave({ userinfo: { sub: undefined } })
     const browser = h.browser()
-    await expectSignedIn(h, browser, await browser.signIn())
+    await expectSignedIn(h, browser, await browser.signIn('hostile'))
   })
 
   it('refuses userinfo describing another subject', async () => {
     h.issuer.behave({ userinfo: { sub: 'mallory', name: 'Mallory', email: 'mallory@example.com' } })
     const browser = h.browser()
-    await expectRefused(h, browser, await browser.signIn(), /another subject/)
+    await expectRefused(h, browser, await browser.signIn('hostile'), /another subject/)
   })
 })

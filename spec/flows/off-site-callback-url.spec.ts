@@ -1,17 +1,15 @@
-import { expectSignedIn, startHostileHarness, type HostileHarness } from './hostile-harness'
+import { expectSignedIn, useHostileHarness } from './hostile-harness'
 
 // A callbackUrl outside the site and its trusted origins is replaced by the site origin, at every
 // route that redirects to one: sign-out at once, sign-in at the end of the flow.
-let h: HostileHarness
-beforeAll(async () => { h = await startHostileHarness() })
-afterAll(() => h?.stop())
+const h = useHostileHarness()
 
 const offSite = ['https://evil.example/phish', '//evil.example/phish', 'javascript:alert(1)']
 
 describe('an off-site callbackUrl', () => {
   it.each(offSite)('POST /signout with callbackUrl %s ends on the site origin', async (callbackUrl) => {
     const browser = h.browser()
-    await browser.signIn()
+    await browser.signIn('hostile')
     const res = await browser.signOut({ callbackUrl })
     expect(res.status).toBe(302)
     expect(res.headers.get('location')).toBe(`${h.origin}/`)
@@ -26,14 +24,22 @@ describe('an off-site callbackUrl', () => {
     expect(await res.json()).toEqual({ url: `${h.origin}/` })
   })
 
-  it.each(offSite)('POST /signin/:provider with callbackUrl %s signs in and ends on the site origin', async (callbackUrl) => {
-    const browser = h.browser()
-    await expectSignedIn(h, browser, await browser.signIn(callbackUrl), `${h.origin}/`)
-  })
+  it.each(offSite)(
+    'POST /signin/:provider with callbackUrl %s signs in and ends on the site origin',
+    async (callbackUrl) => {
+      const browser = h.browser()
+      await expectSignedIn(h, browser, await browser.signIn('hostile', { callbackUrl }), `${h.origin}/`)
+    },
+  )
 
   it('an on-site callbackUrl is kept, at sign-out and at the end of a sign-in', async () => {
     const browser = h.browser()
-    await expectSignedIn(h, browser, await browser.signIn('/welcome?tab=2'), `${h.origin}/welcome?tab=2`)
+    await expectSignedIn(
+      h,
+      browser,
+      await browser.signIn('hostile', { callbackUrl: '/welcome?tab=2' }),
+      `${h.origin}/welcome?tab=2`,
+    )
     const res = await browser.signOut({ callbackUrl: `${h.origin}/bye` })
     expect(res.headers.get('location')).toBe(`${h.origin}/bye`)
   })

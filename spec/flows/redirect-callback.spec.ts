@@ -1,22 +1,34 @@
 import type { RedirectCallbackParams } from '../../lib'
-import { expectSignedIn, startHostileHarness, type HostileHarness } from './hostile-harness'
+import { expectSignedIn, useHostileHarness } from './hostile-harness'
 
 // The app's redirect callback sees every target last, and its answer is validated like any
 // callbackUrl: an app bug (or an attacker-controlled value it echoes) never sends users off-site.
-let h: HostileHarness
 let answer: (params: RedirectCallbackParams) => string
 const seen: RedirectCallbackParams[] = []
-beforeAll(async () => {
-  h = await startHostileHarness({ auth: { callbacks: { redirect: (params) => { seen.push(params); return answer(params) } } } })
+const h = useHostileHarness({
+  auth: {
+    callbacks: {
+      redirect: (params) => {
+        seen.push(params)
+        return answer(params)
+      },
+    },
+  },
 })
-beforeEach(() => { seen.length = 0 })
-afterAll(() => h?.stop())
+beforeEach(() => {
+  seen.length = 0
+})
 
 describe('the redirect callback', () => {
   it('is obeyed when it answers a target on the site', async () => {
     answer = ({ baseUrl }) => `${baseUrl}/dashboard`
     const browser = h.browser()
-    await expectSignedIn(h, browser, await browser.signIn('/welcome'), `${h.origin}/dashboard`)
+    await expectSignedIn(
+      h,
+      browser,
+      await browser.signIn('hostile', { callbackUrl: '/welcome' }),
+      `${h.origin}/dashboard`,
+    )
     expect(seen).toEqual([{ url: `${h.origin}/welcome`, baseUrl: h.origin }])
     const res = await browser.signOut({ callbackUrl: '/bye' })
     expect(res.headers.get('location')).toBe(`${h.origin}/dashboard`)
@@ -29,13 +41,16 @@ describe('the redirect callback', () => {
     expect(res.headers.get('location')).toBe(`${h.origin}/`)
   })
 
-  it.each(['https://evil.example/phish', '//evil.example/phish'])('answering %s: sign-out and sign-in still end on the site origin', async (offSite) => {
-    answer = () => offSite
-    const browser = h.browser()
-    await expectSignedIn(h, browser, await browser.signIn('/welcome'), `${h.origin}/`)
-    const res = await browser.signOut({ callbackUrl: '/welcome' })
-    expect(res.status).toBe(302)
-    expect(res.headers.get('location')).toBe(`${h.origin}/`)
-    expect(await browser.session()).toEqual({})
-  })
+  it.each(['https://evil.example/phish', '//evil.example/phish'])(
+    'answering %s: sign-out and sign-in still end on the site origin',
+    async (offSite) => {
+      answer = () => offSite
+      const browser = h.browser()
+      await expectSignedIn(h, browser, await browser.signIn('hostile', { callbackUrl: '/welcome' }), `${h.origin}/`)
+      const res = await browser.signOut({ callbackUrl: '/welcome' })
+      expect(res.status).toBe(302)
+      expect(res.headers.get('location')).toBe(`${h.origin}/`)
+      expect(await browser.session()).toEqual({})
+    },
+  )
 })

@@ -1,5 +1,6 @@
 import { AuthError, type SignInCallbackParams, type SignInResult } from '../../lib'
-import { Browser, startHarness, type Harness } from './oauth-harness'
+import { Browser } from '../support/browser'
+import { startHarness, type Harness } from './oauth-harness'
 
 let h: Harness
 let decide: (params: SignInCallbackParams) => SignInResult | Promise<SignInResult>
@@ -9,14 +10,28 @@ const signedIn: string[] = []
 beforeAll(async () => {
   h = await startHarness({
     callbacks: {
-      signIn: (params) => { seen.push(params); return decide(params) },
-      session: ({ session, record }) => ({ ...session, userId: record.userId, hasToken: typeof record.data?.accessToken === 'string' }),
+      signIn: (params) => {
+        seen.push(params)
+        return decide(params)
+      },
+      session: ({ session, record }) => ({
+        ...session,
+        userId: record.userId,
+        hasToken: typeof record.data?.accessToken === 'string',
+      }),
     },
-    events: { signIn: ({ record }) => { signedIn.push(record.userId) } },
+    events: {
+      signIn: ({ record }) => {
+        signedIn.push(record.userId)
+      },
+    },
   })
 })
 afterAll(() => h?.stop())
-beforeEach(() => { seen.length = 0; signedIn.length = 0 })
+beforeEach(() => {
+  seen.length = 0
+  signedIn.length = 0
+})
 
 describe("the app's signIn callback", () => {
   it('sees the user, the account with its tokens, and the profile', async () => {
@@ -26,7 +41,14 @@ describe("the app's signIn callback", () => {
     expect(JSON.stringify(h.logs)).not.toContain(String(seen[0]!.account.id_token))
     expect(seen[0]).toMatchObject({
       user: { id: 'alice', name: 'Alice Example', email: 'alice@example.com' },
-      account: { provider: 'oidc', type: 'oauth', providerAccountId: 'alice', access_token: expect.any(String), id_token: expect.any(String), expires_at: expect.any(Number) },
+      account: {
+        provider: 'oidc',
+        type: 'oauth',
+        providerAccountId: 'alice',
+        access_token: expect.any(String),
+        id_token: expect.any(String),
+        expires_at: expect.any(Number),
+      },
       profile: { sub: 'alice', email: 'alice@example.com' },
     })
     expect(signedIn).toEqual(['oidc:alice'])
@@ -51,12 +73,22 @@ describe("the app's signIn callback", () => {
 
   it('a throw ends on an error page, not a 500: its own code for an AuthError, else AccessDenied', async () => {
     const browser = new Browser(h)
-    decide = () => { throw new AuthError('OAuthAccountNotLinked', 'linked elsewhere') }
+    decide = () => {
+      throw new AuthError('OAuthAccountNotLinked', 'linked elsewhere')
+    }
     expect((await browser.signIn('oidc')).headers.get('location')).toBe(`${h.base}/error?error=OAuthAccountNotLinked`)
-    decide = () => { throw new Error('database down') }
+    decide = () => {
+      throw new Error('database down')
+    }
     const res = await browser.signIn('oidc')
     expect(res.headers.get('location')).toBe(`${h.base}/error?error=AccessDenied`)
-    expect(h.logs).toContainEqual(expect.objectContaining({ event: 'callback.error', level: 'warn', message: expect.stringContaining('database down') }))
+    expect(h.logs).toContainEqual(
+      expect.objectContaining({
+        event: 'callback.error',
+        level: 'warn',
+        message: expect.stringContaining('database down'),
+      }),
+    )
     expect(await browser.session()).toEqual({})
     expect(signedIn).toEqual([])
   })
@@ -83,14 +115,24 @@ describe("the app's signIn callback", () => {
     expect(browser.cookie('auth.session-token')).toBeUndefined()
     expect(await browser.session()).toEqual({})
     expect(signedIn).toEqual([])
-    expect(h.logs).toContainEqual(expect.objectContaining({ event: 'callback.error', level: 'warn', message: expect.stringContaining(`answered ${named}`) }))
+    expect(h.logs).toContainEqual(
+      expect.objectContaining({
+        event: 'callback.error',
+        level: 'warn',
+        message: expect.stringContaining(`answered ${named}`),
+      }),
+    )
   })
 
   it("an object gives the session the app's own user id and server-side data", async () => {
     decide = ({ account }) => ({ userId: 'person-42', data: { accessToken: account.access_token } })
     const browser = new Browser(h)
     await browser.signIn('plain')
-    expect(await browser.session()).toMatchObject({ userId: 'person-42', hasToken: true, user: { email: 'alice@example.com' } })
+    expect(await browser.session()).toMatchObject({
+      userId: 'person-42',
+      hasToken: true,
+      user: { email: 'alice@example.com' },
+    })
     const accessToken = seen[0]!.account.access_token
     expect(typeof accessToken).toBe('string')
     expect(JSON.stringify(await browser.session())).not.toContain(accessToken as string)

@@ -5,10 +5,23 @@ import OAuth2Strategy from 'passport-oauth2'
  * passport-google-oauth20): passport-oauth2 with fixed endpoints and a userProfile() that returns
  * Passport's normalized profile (`id`, `displayName`, `emails`, `photos`).
  */
-export function thirdPartyStrategy(issuer: string, endpoints: { authorization_endpoint: string; token_endpoint: string; userinfo_endpoint: string }) {
+export function thirdPartyStrategy(
+  issuer: string,
+  endpoints: { authorization_endpoint: string; token_endpoint: string; userinfo_endpoint: string },
+) {
   return class IssuerStrategy extends OAuth2Strategy {
-    constructor(options: Omit<OAuth2Strategy.StrategyOptionsWithRequest, 'authorizationURL' | 'tokenURL'>, verify: OAuth2Strategy.VerifyFunctionWithRequest) {
-      super({ ...options, authorizationURL: endpoints.authorization_endpoint, tokenURL: endpoints.token_endpoint } as OAuth2Strategy.StrategyOptionsWithRequest, verify)
+    constructor(
+      options: Omit<OAuth2Strategy.StrategyOptionsWithRequest, 'authorizationURL' | 'tokenURL'>,
+      verify: OAuth2Strategy.VerifyFunctionWithRequest,
+    ) {
+      super(
+        {
+          ...options,
+          authorizationURL: endpoints.authorization_endpoint,
+          tokenURL: endpoints.token_endpoint,
+        },
+        verify,
+      )
       this.name = 'issuer'
       this._oauth2.useAuthorizationHeaderforGET(true)
     }
@@ -17,7 +30,14 @@ export function thirdPartyStrategy(issuer: string, endpoints: { authorization_en
       this._oauth2.get(endpoints.userinfo_endpoint, accessToken, (error, body) => {
         if (error) return done(new Error(`userinfo failed at ${issuer}`))
         const json = JSON.parse(String(body)) as { sub: string; name: string; email: string; picture?: string }
-        done(null, { provider: 'issuer', id: json.sub, displayName: json.name, emails: [{ value: json.email }], photos: json.picture ? [{ value: json.picture }] : [], _json: json })
+        done(null, {
+          provider: 'issuer',
+          id: json.sub,
+          displayName: json.name,
+          emails: [{ value: json.email }],
+          photos: json.picture ? [{ value: json.picture }] : [],
+          _json: json,
+        })
       })
     }
   }

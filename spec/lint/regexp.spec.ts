@@ -13,10 +13,19 @@ describe('regular expressions in lib/', () => {
     const root = path.resolve(__dirname, '../..')
     const eslint = path.join(root, 'node_modules/eslint/bin/eslint.js')
     const config = path.join(__dirname, 'regexp.config.mjs')
-    const { stdout } = await promisify(execFile)(process.execPath, [eslint, '--config', config, '--format', 'json', 'lib'], { cwd: root }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '[]' }))
-    const results = JSON.parse(stdout) as Array<{ filePath: string; messages: Array<{ line: number; message: string }> }>
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [eslint, '--config', config, '--format', 'json', 'lib'],
+      { cwd: root },
+    ).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '[]' }))
+    const results = JSON.parse(stdout) as Array<{
+      filePath: string
+      messages: Array<{ line: number; message: string }>
+    }>
     expect(results.length).toBeGreaterThan(30)
-    const found = results.flatMap((result) => result.messages.map((m) => `${path.relative(root, result.filePath)}:${m.line} ${m.message}`))
+    const found = results.flatMap((result) =>
+      result.messages.map((m) => `${path.relative(root, result.filePath)}:${m.line} ${m.message}`),
+    )
     expect(found).toEqual([])
   })
 })

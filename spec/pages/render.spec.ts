@@ -3,48 +3,25 @@ import path from 'node:path'
 import type { Response } from 'express'
 import { renderErrorPage, renderPage, sendStylesheet } from '../../lib/http/page-response'
 import type { ProviderLink, SigninData } from '../../lib/pages/render'
+import { fakeResponse, type Sent } from '../support/fake-response'
+import { decodeEntities, forms } from '../support/forms'
 
 const BASE = 'http://localhost:3000/api/auth'
 const ORIGIN = 'http://localhost:3000'
 const HOSTILE = '"><script>alert(1)</script>'
 const GITHUB: ProviderLink = { id: 'github', name: 'GitHub', type: 'oauth', signinUrl: `${BASE}/signin/github` }
 const EMAIL: ProviderLink = { id: 'email', name: 'Email', type: 'email', signinUrl: `${BASE}/signin/email` }
-const SIGNIN: SigninData = { base: BASE, csrfToken: 'csrf-1', callbackUrl: `${ORIGIN}/home`, providers: [GITHUB, EMAIL] }
-
-interface Sent { status: number, headers: Record<string, unknown>, body: string }
-
-/** Node's response API as far as the renderer uses it, recording what was written. */
-function fakeResponse(requestHeaders: Record<string, string> = {}): { res: Response, sent: Sent } {
-  const sent: Sent = { status: 0, headers: {}, body: '' }
-  const res = {
-    statusCode: 200,
-    req: { headers: requestHeaders },
-    setHeader(name: string, value: unknown) { sent.headers[name.toLowerCase()] = value },
-    getHeader(name: string) { return sent.headers[name.toLowerCase()] },
-    end(chunk?: string | Buffer) { sent.status = this.statusCode; sent.body = chunk === undefined ? '' : chunk.toString() },
-  }
-  return { res: res as unknown as Response, sent }
+const SIGNIN: SigninData = {
+  base: BASE,
+  csrfToken: 'csrf-1',
+  callbackUrl: `${ORIGIN}/home`,
+  providers: [GITHUB, EMAIL],
 }
 
 function page(render: (res: Response) => void): Sent {
   const { res, sent } = fakeResponse()
   render(res)
   return sent
-}
-
-const decode = (text: string) => text.replace(/&(#\d+|lt|gt|amp|quot);/g, (_, e: string) =>
-  e.startsWith('#') ? String.fromCharCode(Number(e.slice(1))) : ({ lt: '<', gt: '>', amp: '&', quot: '"' } as Record<string, string>)[e] ?? '')
-
-interface Form { action: string, hidden: Record<string, string>, buttons: string[], html: string }
-
-/** Every form of a page: its action, hidden fields (decoded) and submit buttons' text. */
-function forms(html: string): Form[] {
-  return [...html.matchAll(/<form method="post" action="([^"]*)">([\s\S]*?)<\/form>/g)].map(([, action = '', inner = '']) => ({
-    action: decode(action),
-    hidden: Object.fromEntries([...inner.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map(([, n = '', v = '']) => [n, decode(v)])),
-    buttons: [...inner.matchAll(/<button type="submit"[^>]*>([^<]*)<\/button>/g)].map(([, text = '']) => decode(text)),
-    html: inner,
-  }))
 }
 
 function expectHtmlPage(sent: Sent, status: number, noStore: boolean) {
@@ -62,7 +39,7 @@ function expectStrictCspReady(html: string, allowedUrls: string[] = []) {
   expect(html).not.toMatch(/\sstyle=/i)
   expect(html).not.toMatch(/\son\w+=/i)
   for (const [url] of html.matchAll(/https?:\/\/[^"'<\s]*/g)) {
-    expect([BASE, ORIGIN, ...allowedUrls].some((allowed) => decode(url).startsWith(allowed))).toBe(true)
+    expect([BASE, ORIGIN, ...allowedUrls].some((allowed) => decodeEntities(url).startsWith(allowed))).toBe(true)
   }
 }
 
@@ -72,8 +49,18 @@ describe('the sign-in page', () => {
     expectHtmlPage(sent, 200, true)
     const [github, email, ...rest] = forms(sent.body)
     expect(rest).toEqual([])
-    expect(github).toMatchObject({ action: GITHUB.signinUrl, hidden: { csrfToken: 'csrf-1', callbackUrl: SIGNIN.callbackUrl }, buttons: ['Sign in with GitHub'] })
-    expect(email).toMatchObject({ action: EMAIL.signinUrl, hidden: { csrfToken: 'csrf-1', callbackUrl: SIGNIN.callbackUrl }, buttons: ['Sign in with Email'] })
+    expect(github).toMatchObject({
+      method: 'post',
+      action: GITHUB.signinUrl,
+      hidden: { csrfToken: 'csrf-1', callbackUrl: SIGNIN.callbackUrl },
+      buttons: ['Sign in with GitHub'],
+    })
+    expect(email).toMatchObject({
+      method: 'post',
+      action: EMAIL.signinUrl,
+      hidden: { csrfToken: 'csrf-1', callbackUrl: SIGNIN.callbackUrl },
+      buttons: ['Sign in with Email'],
+    })
     expect(email?.html).toContain('<label for="email">Email address</label>')
     expect(email?.html).toContain('<input id="email" name="email" type="email" required autocomplete="email" value="">')
     expect(sent.body).toContain(`<link rel="stylesheet" href="${BASE}/assets/style.css">`)
@@ -84,8 +71,10 @@ describe('the sign-in page', () => {
   it('has the e-mail form only when an e-mail provider is configured', () => {
     const oauthOnly = page((res) => renderPage(res, 200, 'signin', { ...SIGNIN, providers: [GITHUB] }))
     expect(oauthOnly.body).not.toContain('name="email"')
-    const emailOnly = page((res) => renderPage(res, 200, 'signin', { ...SIGNIN, providers: [EMAIL], email: 'a@example.com' }))
-    expect(forms(emailOnly.body).map((f) => f.action)).toEqual([EMAIL.signinUrl])
+    const emailOnly = page((res) =>
+      renderPage(res, 200, 'signin', { ...SIGNIN, providers: [EMAIL], email: 'a@example.com' }),
+    )
+    expect(forms(emailOnly.body).map((f) => [f.method, f.action])).toEqual([['post', EMAIL.signinUrl]])
     expect(emailOnly.body).toContain('value="a@example.com"')
     expect(emailOnly.body).not.toContain('class="divider"')
   })
@@ -106,28 +95,45 @@ describe('the sign-in page', () => {
 
   it('escapes every value and keeps hostile ones intact as form values only', () => {
     const hostile: SigninData = {
-      ...SIGNIN, csrfToken: HOSTILE, callbackUrl: 'javascript:alert(1)', email: HOSTILE,
+      ...SIGNIN,
+      csrfToken: HOSTILE,
+      callbackUrl: 'javascript:alert(1)',
+      email: HOSTILE,
       providers: [{ ...GITHUB, name: HOSTILE }, EMAIL],
     }
     const sent = page((res) => renderPage(res, 200, 'signin', hostile))
     expectStrictCspReady(sent.body)
     expect(sent.body).toContain('&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;')
     expect(sent.body).not.toMatch(/(href|action)="javascript:/)
-    for (const form of forms(sent.body)) expect(form.hidden).toEqual({ csrfToken: HOSTILE, callbackUrl: 'javascript:alert(1)' })
+    for (const form of forms(sent.body))
+      expect(form.hidden).toEqual({ csrfToken: HOSTILE, callbackUrl: 'javascript:alert(1)' })
     expect(forms(sent.body)[0]?.buttons).toEqual([`Sign in with ${HOSTILE}`])
   })
 
   it('may be sent cacheable when the caller says so', () => {
-    expectHtmlPage(page((res) => renderPage(res, 200, 'signin', SIGNIN, { noStore: false })), 200, false)
+    expectHtmlPage(
+      page((res) => renderPage(res, 200, 'signin', SIGNIN, { noStore: false })),
+      200,
+      false,
+    )
   })
 })
 
 describe('the sign-out page', () => {
   it('asks and posts the CSRF token and callbackUrl to {base}/signout', () => {
-    const sent = page((res) => renderPage(res, 200, 'signout', { base: BASE, csrfToken: HOSTILE, callbackUrl: 'javascript:x' }))
+    const sent = page((res) =>
+      renderPage(res, 200, 'signout', { base: BASE, csrfToken: HOSTILE, callbackUrl: 'javascript:x' }),
+    )
     expectHtmlPage(sent, 200, true)
     expect(sent.body).toContain('<p>Are you sure you want to sign out?</p>')
-    expect(forms(sent.body)).toMatchObject([{ action: `${BASE}/signout`, hidden: { csrfToken: HOSTILE, callbackUrl: 'javascript:x' }, buttons: ['Sign out'] }])
+    expect(forms(sent.body)).toMatchObject([
+      {
+        method: 'post',
+        action: `${BASE}/signout`,
+        hidden: { csrfToken: HOSTILE, callbackUrl: 'javascript:x' },
+        buttons: ['Sign out'],
+      },
+    ])
     expectStrictCspReady(sent.body)
   })
 })
@@ -177,22 +183,35 @@ describe('the check-your-email page', () => {
 
 describe('the e-mail link confirm page', () => {
   it('posts token, email, callbackUrl and CSRF token, escaped, and is never cached', () => {
-    const data = { base: BASE, action: `${BASE}/callback/email`, token: 'tok"<', email: `x${HOSTILE}@example.com`, callbackUrl: 'javascript:1', csrfToken: 'c' }
+    const data = {
+      base: BASE,
+      action: `${BASE}/callback/email`,
+      token: 'tok"<',
+      email: `x${HOSTILE}@example.com`,
+      callbackUrl: 'javascript:1',
+      csrfToken: 'c',
+    }
     const sent = page((res) => renderPage(res, 200, 'email-confirm', data))
     expectHtmlPage(sent, 200, true)
     expect(sent.body).toContain('Continue signing in as x&#34;&gt;&lt;script&gt;')
-    expect(forms(sent.body)).toMatchObject([{
-      action: data.action, buttons: ['Sign in'],
-      hidden: { token: data.token, email: data.email, callbackUrl: data.callbackUrl, csrfToken: 'c' },
-    }])
+    expect(forms(sent.body)).toMatchObject([
+      {
+        method: 'post',
+        action: data.action,
+        buttons: ['Sign in'],
+        hidden: { token: data.token, email: data.email, callbackUrl: data.callbackUrl, csrfToken: 'c' },
+      },
+    ])
     expectStrictCspReady(sent.body)
   })
 })
 
 describe('the views', () => {
   const dir = path.join(__dirname, '../../views')
-  it('output no value unescaped: the layout\'s body is the only <%-', () => {
-    const raw = readdirSync(dir).filter((f) => f.endsWith('.ejs')).flatMap((f) => [...readFileSync(path.join(dir, f), 'utf8').matchAll(/<%-[^%]*%>/g)].map(([m]) => `${f}: ${m}`))
+  it("output no value unescaped: the layout's body is the only <%-", () => {
+    const raw = readdirSync(dir)
+      .filter((f) => f.endsWith('.ejs'))
+      .flatMap((f) => [...readFileSync(path.join(dir, f), 'utf8').matchAll(/<%-[^%]*%>/g)].map(([m]) => `${f}: ${m}`))
     expect(raw).toEqual(['layout.ejs: <%- body %>'])
   })
 
@@ -215,7 +234,10 @@ describe('the stylesheet', () => {
   it('is served as CSS, cacheable for a day, with a strong ETag', () => {
     const { res, sent } = fakeResponse()
     sendStylesheet(res)
-    expect(sent).toMatchObject({ status: 200, headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=86400' } })
+    expect(sent).toMatchObject({
+      status: 200,
+      headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=86400' },
+    })
     expect(sent.headers['etag']).toMatch(/^"[\w-]+"$/)
     expect(sent.body).toBe(readFileSync(path.join(__dirname, '../../views/style.css'), 'utf8'))
     expect(sent.body).toContain(':focus-visible')

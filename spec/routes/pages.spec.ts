@@ -3,24 +3,23 @@ import { oidc } from '../../lib'
 import { makeApp } from '../support/app'
 import { restoreClock, useClock } from '../support/clock'
 import { expectCookie, expectNoCookies, findCookie } from '../support/cookies'
+import { forms } from '../support/forms'
 import { VALID_AT, VECTORS, sessionCookie } from '../support/sessions'
 
-const provider = (id: string, name: string) => oidc({ id, name, issuer: 'https://idp.example.com', clientId: 'app', clientSecret: 'secret' })
+const provider = (id: string, name: string) =>
+  oidc({ id, name, issuer: 'https://idp.example.com', clientId: 'app', clientSecret: 'secret' })
 // The e-mail form is covered by spec/http/render.spec.ts until the e-mail provider exists.
 const providers = [provider('github', 'GitHub'), provider('okta', 'Okta')]
 const HOSTILE = '"><script>alert(1)</script>'
 
-/** The form fields of a page: action → field names and values. */
-function forms(html: string) {
-  return [...html.matchAll(/<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/g)].map(([, action, inner]) => ({
-    action,
-    fields: Object.fromEntries([...inner!.matchAll(/<input[^>]*>/g)].map(([tag]) => [/name="([^"]*)"/.exec(tag)?.[1], /value="([^"]*)"/.exec(tag)?.[1] ?? ''])),
-  }))
-}
+/** The forms of a page: how and where each posts, and its fields. */
+const formsOf = (html: string) => forms(html).map(({ method, action, fields }) => ({ method, action, fields }))
 
 /** Every URL the page loads or links to: all must be on the service's own origin. */
 function externalUrls(html: string) {
-  return [...html.matchAll(/(?:href|src|action)="([^"]+)"/g)].map(([, url]) => url!).filter((url) => new URL(url).origin !== 'http://localhost:3000')
+  return [...html.matchAll(/(?:href|src|action)="([^"]+)"/g)]
+    .map(([, url]) => url!)
+    .filter((url) => new URL(url).origin !== 'http://localhost:3000')
 }
 
 describe('the built-in pages', () => {
@@ -28,11 +27,22 @@ describe('the built-in pages', () => {
 
   it('GET /signin shows a form per OAuth provider, with the CSRF token its cookie holds', async () => {
     const { app } = makeApp({ providers })
-    const res = await request(app).get('/api/auth/signin?callbackUrl=%2Fdashboard').expect(200).expect('Content-Type', /html/)
+    const res = await request(app)
+      .get('/api/auth/signin?callbackUrl=%2Fdashboard')
+      .expect(200)
+      .expect('Content-Type', /html/)
     const token = expectCookie(res, 'auth.csrf-token', { httpOnly: true }).value.split('|')[0]
-    expect(forms(res.text)).toEqual([
-      { action: 'http://localhost:3000/api/auth/signin/github', fields: { csrfToken: token, callbackUrl: 'http://localhost:3000/dashboard' } },
-      { action: 'http://localhost:3000/api/auth/signin/okta', fields: { csrfToken: token, callbackUrl: 'http://localhost:3000/dashboard' } },
+    expect(formsOf(res.text)).toEqual([
+      {
+        method: 'post',
+        action: 'http://localhost:3000/api/auth/signin/github',
+        fields: { csrfToken: token, callbackUrl: 'http://localhost:3000/dashboard' },
+      },
+      {
+        method: 'post',
+        action: 'http://localhost:3000/api/auth/signin/okta',
+        fields: { csrfToken: token, callbackUrl: 'http://localhost:3000/dashboard' },
+      },
     ])
     expect(res.text).toContain('Sign in with GitHub')
     expect(res.text).not.toMatch(/<input[^>]*name="email"/)
@@ -45,18 +55,29 @@ describe('the built-in pages', () => {
     expect(known.text).toMatch(/role="alert"/)
     const csrf = await request(app).get('/api/auth/signin?csrf=true').expect(200)
     expect(csrf.text).toMatch(/role="alert"/)
-    const hostile = await request(app).get(`/api/auth/signin?error=${encodeURIComponent(HOSTILE)}&callbackUrl=${encodeURIComponent('javascript:alert(1)')}&email=${encodeURIComponent(HOSTILE)}`).expect(200)
+    const hostile = await request(app)
+      .get(
+        `/api/auth/signin?error=${encodeURIComponent(HOSTILE)}&callbackUrl=${encodeURIComponent('javascript:alert(1)')}&email=${encodeURIComponent(HOSTILE)}`,
+      )
+      .expect(200)
     expect(hostile.text).not.toContain('<script>')
     expect(hostile.text).not.toContain('javascript:')
-    expect(forms(hostile.text)[0]?.fields.callbackUrl).toBe('http://localhost:3000/')
+    expect(formsOf(hostile.text)[0]?.fields.callbackUrl).toBe('http://localhost:3000/')
   })
 
   it('GET /signout asks first and signs nobody out', async () => {
     useClock(VALID_AT)
     const { app } = makeApp()
-    const res = await request(app).get('/api/auth/signout?callbackUrl=%2Fbye').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
-    const [form] = forms(res.text)
-    expect(form).toEqual({ action: 'http://localhost:3000/api/auth/signout', fields: { csrfToken: expect.any(String), callbackUrl: 'http://localhost:3000/bye' } })
+    const res = await request(app)
+      .get('/api/auth/signout?callbackUrl=%2Fbye')
+      .set('Cookie', sessionCookie(VECTORS.ada))
+      .expect(200)
+    const [form] = formsOf(res.text)
+    expect(form).toEqual({
+      method: 'post',
+      action: 'http://localhost:3000/api/auth/signout',
+      fields: { csrfToken: expect.any(String), callbackUrl: 'http://localhost:3000/bye' },
+    })
     expectCookie(res, 'auth.csrf-token')
     expect(res.text).not.toMatch(/session-token/)
     expect(findCookie(res, 'auth.session-token')).toBeUndefined()
@@ -73,30 +94,46 @@ describe('the built-in pages', () => {
   })
 
   it.each([
-    ['signIn', '/api/auth/signin?error=OAuthCallback&callbackUrl=%2Fx', 'https://login.example.com/start?error=OAuthCallback&callbackUrl=%2Fx'],
+    [
+      'signIn',
+      '/api/auth/signin?error=OAuthCallback&callbackUrl=%2Fx',
+      'https://login.example.com/start?error=OAuthCallback&callbackUrl=%2Fx',
+    ],
     ['signOut', '/api/auth/signout?callbackUrl=%2Fx', 'http://localhost:3000/bye?callbackUrl=%2Fx'],
-    ['verifyRequest', '/api/auth/verify-request?provider=email&type=email', 'http://localhost:3000/check-mail?provider=email&type=email'],
+    [
+      'verifyRequest',
+      '/api/auth/verify-request?provider=email&type=email',
+      'http://localhost:3000/check-mail?provider=email&type=email',
+    ],
   ])("redirects to the app's own page (pages.%s) with the query carried over", async (page, path, location) => {
-    const { app } = makeApp({ pages: { signIn: 'https://login.example.com/start', signOut: '/bye', verifyRequest: '/check-mail' } })
+    const { app } = makeApp({
+      pages: { signIn: 'https://login.example.com/start', signOut: '/bye', verifyRequest: '/check-mail' },
+    })
     const res = await request(app).get(path).expect(302)
     expect(res.headers.location).toBe(location)
     void page
   })
 
   it.each(['/api/auth/signin', '/api/auth/signout', '/api/auth/verify-request', '/api/auth/error?error=AccessDenied'])(
-    '%s loads nothing from elsewhere and is ready for a strict CSP', async (path) => {
+    '%s loads nothing from elsewhere and is ready for a strict CSP',
+    async (path) => {
       const { app } = makeApp({ providers })
       const res = await request(app).get(path)
       expect(externalUrls(res.text)).toEqual([])
       expect(res.text).not.toMatch(/<script|style=|<style/i)
       expect(res.text).toMatch(/<html lang="en">/)
-      expect(res.headers['content-security-policy']).toBe("default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'")
+      expect(res.headers['content-security-policy']).toBe(
+        "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+      )
     },
   )
 
   it('serves its stylesheet with a validator', async () => {
     const { app } = makeApp()
-    const res = await request(app).get('/api/auth/assets/style.css').expect(200).expect('Content-Type', /text\/css/)
+    const res = await request(app)
+      .get('/api/auth/assets/style.css')
+      .expect(200)
+      .expect('Content-Type', /text\/css/)
     expect(res.text).toMatch(/:focus-visible/)
     await request(app).get('/api/auth/assets/style.css').set('If-None-Match', res.headers.etag!).expect(304)
     await request(app).get('/api/auth/assets/other.css').expect(404)
@@ -104,7 +141,8 @@ describe('the built-in pages', () => {
 
   it("does not mistake Object's own properties for routes", async () => {
     const { app } = makeApp()
-    for (const path of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) await request(app).get(`/api/auth/${path}`).expect(404)
+    for (const path of ['constructor', '__proto__', 'toString', 'hasOwnProperty'])
+      await request(app).get(`/api/auth/${path}`).expect(404)
   })
 
   it("leaves the host app's view engine alone", async () => {

@@ -7,13 +7,12 @@ import { DAY, SIGNED_IN_AT, VALID_AT, VECTORS, sessionCookie } from '../support/
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString()
 
 /** Changes one character in the middle of the ciphertext part (the last character of a part may only carry padding bits). */
-function tamperCiphertext(cookie: string): string {
-  const [name, token] = cookie.split('=') as [string, string]
+function tamperCiphertext(token: string): string {
   const parts = token.split('.')
   const ciphertext = parts[3]!
   const middle = Math.floor(ciphertext.length / 2)
   parts[3] = ciphertext.slice(0, middle) + (ciphertext[middle] === 'A' ? 'B' : 'A') + ciphertext.slice(middle + 1)
-  return `${name}=${parts.join('.')}`
+  return parts.join('.')
 }
 
 describe('GET /session', () => {
@@ -29,13 +28,23 @@ describe('GET /session', () => {
 
   it('answers the client-safe session object: user and expires, not the user id or server data', async () => {
     const { app } = makeApp()
-    const res = await request(app).get('/api/auth/session').set('Cookie', sessionCookie(VECTORS.adaWithToken)).expect(200)
-    expect(res.body).toEqual({ user: { name: 'Ada', email: 'ada@example.com', image: 'https://example.com/ada.png' }, expires: iso(SIGNED_IN_AT + 30 * DAY) })
+    const res = await request(app)
+      .get('/api/auth/session')
+      .set('Cookie', sessionCookie(VECTORS.adaWithToken))
+      .expect(200)
+    expect(res.body).toEqual({
+      user: { name: 'Ada', email: 'ada@example.com', image: 'https://example.com/ada.png' },
+      expires: iso(SIGNED_IN_AT + 30 * DAY),
+    })
     expect(JSON.stringify(res.body)).not.toMatch(/github:1|secret-token/)
   })
 
   it('lets the session callback reshape the object, with the server-side record at hand', async () => {
-    const { app } = makeApp({ callbacks: { session: ({ session, record }) => ({ ...session, userId: record.userId, token: record.data?.accessToken }) } })
+    const { app } = makeApp({
+      callbacks: {
+        session: ({ session, record }) => ({ ...session, userId: record.userId, token: record.data?.accessToken }),
+      },
+    })
     const res = await request(app).get('/api/auth/session').set('Cookie', sessionCookie(VECTORS.adaWithToken))
     expect(res.body).toMatchObject({ userId: 'github:1', token: 'secret-token', user: { name: 'Ada' } })
   })
@@ -43,7 +52,7 @@ describe('GET /session', () => {
   it.each([
     ['expired', () => sessionCookie(VECTORS.expired)],
     ['sealed with another secret', () => sessionCookie(VECTORS.otherSecret)],
-    ['tampered', () => tamperCiphertext(sessionCookie(VECTORS.ada))],
+    ['tampered', () => sessionCookie(tamperCiphertext(VECTORS.ada))],
     ['truncated', () => sessionCookie(VECTORS.ada).slice(0, -10)],
     ['not base64url', () => 'auth.session-token=%ZZ%%not*base64'],
     ['a j: JSON cookie', () => 'auth.session-token=j:{"sub":"github:1"}'],
@@ -77,7 +86,9 @@ describe('GET /session', () => {
   })
 
   it('splits a large session over several cookies and reads it back', async () => {
-    const { app } = makeApp({ callbacks: { session: ({ session, record }) => ({ ...session, bio: record.data?.bio }) } })
+    const { app } = makeApp({
+      callbacks: { session: ({ session, record }) => ({ ...session, bio: record.data?.bio }) },
+    })
     const cookie = sessionCookie(VECTORS.large)
     expect(cookie).toMatch(/auth\.session-token\.0=.*; auth\.session-token\.1=/)
     const res = await request(app).get('/api/auth/session').set('Cookie', cookie).expect(200)
@@ -86,7 +97,13 @@ describe('GET /session', () => {
 
   it('fires events.session for a valid session only', async () => {
     const seen: string[] = []
-    const { app } = makeApp({ events: { session: ({ record }) => { seen.push(record.userId) } } })
+    const { app } = makeApp({
+      events: {
+        session: ({ record }) => {
+          seen.push(record.userId)
+        },
+      },
+    })
     await request(app).get('/api/auth/session')
     await request(app).get('/api/auth/session').set('Cookie', sessionCookie(VECTORS.ada))
     expect(seen).toEqual(['github:1'])

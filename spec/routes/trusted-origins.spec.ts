@@ -2,23 +2,38 @@ import request from 'supertest'
 import { auth, ConfigurationError, oidc } from '../../lib'
 import { makeApp, testOptions } from '../support/app'
 import { csrfPair } from '../support/csrf'
+import { forms } from '../support/forms'
 
 const TRUSTED = 'https://admin.example.com'
 const SITE = 'http://localhost:3000/'
-const providers = [oidc({ id: 'okta', name: 'Okta', issuer: 'https://idp.example.com', clientId: 'app', clientSecret: 'secret' })]
+const providers = [
+  oidc({ id: 'okta', name: 'Okta', issuer: 'https://idp.example.com', clientId: 'app', clientSecret: 'secret' }),
+]
 // Same host on another scheme or port, a subdomain, another site: none is the trusted origin.
-const UNTRUSTED = ['https://evil.example.com/after', 'http://admin.example.com/after', 'https://admin.example.com:8443/after', 'https://sub.admin.example.com/after']
+const UNTRUSTED = [
+  'https://evil.example.com/after',
+  'http://admin.example.com/after',
+  'https://admin.example.com:8443/after',
+  'https://sub.admin.example.com/after',
+]
 
 async function signOutTo(app: Parameters<typeof request>[0], callbackUrl: string): Promise<string | undefined> {
   const { token, cookie } = await csrfPair(app)
-  const res = await request(app).post('/api/auth/signout').set('Cookie', cookie).type('form').send({ csrfToken: token, callbackUrl }).expect(302)
+  const res = await request(app)
+    .post('/api/auth/signout')
+    .set('Cookie', cookie)
+    .type('form')
+    .send({ csrfToken: token, callbackUrl })
+    .expect(302)
   return res.headers.location
 }
 
 /** The callbackUrl the sign-in page's provider form carries. */
 async function signInPageTarget(app: Parameters<typeof request>[0], callbackUrl: string): Promise<string | undefined> {
-  const res = await request(app).get(`/api/auth/signin?callbackUrl=${encodeURIComponent(callbackUrl)}`).expect(200)
-  return /<input[^>]*name="callbackUrl"[^>]*value="([^"]*)"/.exec(res.text)?.[1]?.replace(/&amp;/g, '&')
+  const res = await request(app)
+    .get(`/api/auth/signin?callbackUrl=${encodeURIComponent(callbackUrl)}`)
+    .expect(200)
+  return forms(res.text)[0]?.fields.callbackUrl
 }
 
 describe('trustedOrigins', () => {
@@ -42,15 +57,35 @@ describe('trustedOrigins', () => {
   })
 
   it.each([
-    ['a URL with a path', ['https://admin.example.com/app'], '`trustedOrigins[0]` must be an origin', '"https://admin.example.com/app"'],
-    ['a URL with a query', ['https://admin.example.com?x=1'], '`trustedOrigins[0]` must be an origin', '"https://admin.example.com?x=1"'],
-    ['a URL with userinfo', [TRUSTED, 'https://user@admin.example.com'], '`trustedOrigins[1]` must be an origin', '"https://user@admin.example.com"'],
+    [
+      'a URL with a path',
+      ['https://admin.example.com/app'],
+      '`trustedOrigins[0]` must be an origin',
+      '"https://admin.example.com/app"',
+    ],
+    [
+      'a URL with a query',
+      ['https://admin.example.com?x=1'],
+      '`trustedOrigins[0]` must be an origin',
+      '"https://admin.example.com?x=1"',
+    ],
+    [
+      'a URL with userinfo',
+      [TRUSTED, 'https://user@admin.example.com'],
+      '`trustedOrigins[1]` must be an origin',
+      '"https://user@admin.example.com"',
+    ],
     ['a host without a scheme', ['admin.example.com'], '`trustedOrigins[0]` must be an origin', '"admin.example.com"'],
-    ['another scheme', ['ftp://admin.example.com'], '`trustedOrigins[0]` must be an origin', '"ftp://admin.example.com"'],
+    [
+      'another scheme',
+      ['ftp://admin.example.com'],
+      '`trustedOrigins[0]` must be an origin',
+      '"ftp://admin.example.com"',
+    ],
     ['not a string', [42], '`trustedOrigins[0]` must be an origin', 'got 42'],
     ['not an array', TRUSTED, '`trustedOrigins` must be an array of origins', `got "${TRUSTED}"`],
   ])('is a configuration error at auth() for %s, naming the option and the value', (_label, value, option, got) => {
-    const { logs, ...options } = testOptions({ trustedOrigins: value as never })
+    const { logs: _logs, ...options } = testOptions({ trustedOrigins: value as never })
     expect(() => auth(options)).toThrow(ConfigurationError)
     expect(() => auth(options)).toThrow(option)
     expect(() => auth(options)).toThrow(got)

@@ -2,20 +2,28 @@ import { decodeProtectedHeader, jwtDecrypt } from 'jose'
 import type { SessionRecord } from '../../lib/config/types'
 import type { KeyRing } from '../../lib/crypto/keys'
 import { cookieStore } from '../../lib/session/cookie-store'
-import { ADA, DAY, KEYS, SIGNED_IN_AT, VALID_AT, VECTORS, keyFromHex } from '../support/sessions'
+import { ADA, DAY, KEYS, SIGNED_IN_AT, VALID_AT, VECTORS, keyFromHex, ringOf } from '../support/sessions'
 
 // The inputs are independent of lib/: the keys are the committed HKDF outputs, the tokens are the
 // committed vectors, and what the store writes is opened with jose.
 const KEY = keyFromHex(KEYS.session)
 const OTHER_KEY = keyFromHex(KEYS.otherSecretSession)
-const ring = (...keys: Buffer[]): KeyRing => ({ current: keys[0]!, all: keys })
 
 const LIFETIME = 30 * DAY
-const reader = (keys: KeyRing, maxLifetime = LIFETIME) => (token: string, now: number) => cookieStore(keys).read(token, now, maxLifetime)
-const read = reader(ring(KEY))
+const reader =
+  (keys: KeyRing, maxLifetime = LIFETIME) =>
+  (token: string, now: number) =>
+    cookieStore(keys).read(token, now, maxLifetime)
+const read = reader(ringOf(KEY))
 
 /** A record to write: signed in and issued at VALID_AT, for an hour. */
-const grace: SessionRecord = { userId: 'github:2', user: { name: 'Grace', email: 'grace@example.com' }, createdAt: VALID_AT, issuedAt: VALID_AT, expiresAt: VALID_AT + 3600 }
+const grace: SessionRecord = {
+  userId: 'github:2',
+  user: { name: 'Grace', email: 'grace@example.com' },
+  createdAt: VALID_AT,
+  issuedAt: VALID_AT,
+  expiresAt: VALID_AT + 3600,
+}
 
 async function claimsOf(token: string, key = KEY) {
   const { payload } = await jwtDecrypt(token, key, { currentDate: new Date(VALID_AT * 1000) })
@@ -25,7 +33,13 @@ async function claimsOf(token: string, key = KEY) {
 describe('the cookie store', () => {
   describe('read', () => {
     it('reads a known token into a record, its sign-in time from auth_time', async () => {
-      expect(await read(VECTORS.ada, VALID_AT)).toEqual({ userId: 'github:1', user: ADA, createdAt: SIGNED_IN_AT, issuedAt: SIGNED_IN_AT, expiresAt: SIGNED_IN_AT + 30 * DAY })
+      expect(await read(VECTORS.ada, VALID_AT)).toEqual({
+        userId: 'github:1',
+        user: ADA,
+        createdAt: SIGNED_IN_AT,
+        issuedAt: SIGNED_IN_AT,
+        expiresAt: SIGNED_IN_AT + 30 * DAY,
+      })
       expect(await read(VECTORS.ada, VALID_AT)).not.toHaveProperty('data')
       expect(await read(VECTORS.adaWithToken, VALID_AT)).toMatchObject({ data: { accessToken: 'secret-token' } })
     })
@@ -38,8 +52,8 @@ describe('the cookie store', () => {
     })
 
     it('answers null from maxLifetime after sign-in, however far away exp is', async () => {
-      expect(await reader(ring(KEY), 3600)(VECTORS.ada, SIGNED_IN_AT + 3599)).toMatchObject({ userId: 'github:1' })
-      expect(await reader(ring(KEY), 3600)(VECTORS.ada, SIGNED_IN_AT + 3600)).toBeNull()
+      expect(await reader(ringOf(KEY), 3600)(VECTORS.ada, SIGNED_IN_AT + 3599)).toMatchObject({ userId: 'github:1' })
+      expect(await reader(ringOf(KEY), 3600)(VECTORS.ada, SIGNED_IN_AT + 3600)).toBeNull()
     })
 
     it('answers null for a token without auth_time (written before maxLifetime)', async () => {
@@ -48,8 +62,14 @@ describe('the cookie store', () => {
 
     it('answers null for a token sealed with another secret, and opens it once that secret is in the ring (rotation)', async () => {
       expect(await read(VECTORS.otherSecret, VALID_AT)).toBeNull()
-      expect(await reader(ring(KEY, OTHER_KEY))(VECTORS.otherSecret, VALID_AT)).toMatchObject({ userId: 'github:1', user: ADA })
-      expect(await reader(ring(OTHER_KEY, KEY))(VECTORS.ada, VALID_AT)).toMatchObject({ userId: 'github:1', user: ADA })
+      expect(await reader(ringOf(KEY, OTHER_KEY))(VECTORS.otherSecret, VALID_AT)).toMatchObject({
+        userId: 'github:1',
+        user: ADA,
+      })
+      expect(await reader(ringOf(OTHER_KEY, KEY))(VECTORS.ada, VALID_AT)).toMatchObject({
+        userId: 'github:1',
+        user: ADA,
+      })
     })
 
     it('answers null for a user of the wrong shape', async () => {
@@ -59,7 +79,15 @@ describe('the cookie store', () => {
     it('answers null, never throws, for a token that does not open', async () => {
       const [header, , iv, ciphertext, tag] = VECTORS.ada.split('.') as [string, string, string, string, string]
       const flip = (part: string) => (part[0] === 'A' ? 'B' : 'A') + part.slice(1)
-      for (const token of ['', 'garbage', '....', VECTORS.ada.slice(0, -1), `${VECTORS.ada}.`, [header, '', iv, flip(ciphertext), tag].join('.'), [header, '', iv, ciphertext, flip(tag)].join('.')]) {
+      for (const token of [
+        '',
+        'garbage',
+        '....',
+        VECTORS.ada.slice(0, -1),
+        `${VECTORS.ada}.`,
+        [header, '', iv, flip(ciphertext), tag].join('.'),
+        [header, '', iv, ciphertext, flip(tag)].join('.'),
+      ]) {
         await expect(read(token, VALID_AT)).resolves.toBeNull()
       }
     })
@@ -67,29 +95,39 @@ describe('the cookie store', () => {
 
   describe('write', () => {
     it('seals the record as a dir + A256GCM JWT under the first key, which jose opens', async () => {
-      const token = await cookieStore(ring(KEY)).write(grace, null)
+      const token = await cookieStore(ringOf(KEY)).write(grace, null)
       expect(decodeProtectedHeader(token)).toEqual({ alg: 'dir', enc: 'A256GCM' })
       const claims = await claimsOf(token)
-      expect(claims).toEqual({ sub: 'github:2', user: grace.user, auth_time: VALID_AT, iat: VALID_AT, exp: VALID_AT + 3600 })
-      expect(await claimsOf(await cookieStore(ring(KEY, OTHER_KEY)).write(grace, null))).toMatchObject({ sub: 'github:2' })
-      await expect(claimsOf(await cookieStore(ring(OTHER_KEY, KEY)).write(grace, null))).rejects.toThrow()
-      expect(await claimsOf(await cookieStore(ring(OTHER_KEY, KEY)).write(grace, null), OTHER_KEY)).toMatchObject({ sub: 'github:2' })
+      expect(claims).toEqual({
+        sub: 'github:2',
+        user: grace.user,
+        auth_time: VALID_AT,
+        iat: VALID_AT,
+        exp: VALID_AT + 3600,
+      })
+      expect(await claimsOf(await cookieStore(ringOf(KEY, OTHER_KEY)).write(grace, null))).toMatchObject({
+        sub: 'github:2',
+      })
+      await expect(claimsOf(await cookieStore(ringOf(OTHER_KEY, KEY)).write(grace, null))).rejects.toThrow()
+      expect(await claimsOf(await cookieStore(ringOf(OTHER_KEY, KEY)).write(grace, null), OTHER_KEY)).toMatchObject({
+        sub: 'github:2',
+      })
     })
 
     it('writes the data when there is some, and reads back what it wrote', async () => {
-      const store = cookieStore(ring(KEY))
+      const store = cookieStore(ringOf(KEY))
       const token = await store.write({ ...grace, data: { accessToken: 'at' } }, null)
       expect(await claimsOf(token)).toMatchObject({ data: { accessToken: 'at' } })
       expect(await read(token, VALID_AT)).toEqual({ ...grace, data: { accessToken: 'at' } })
     })
 
     it('seals afresh every time (a new IV)', async () => {
-      const store = cookieStore(ring(KEY))
+      const store = cookieStore(ringOf(KEY))
       expect(await store.write(grace, null)).not.toBe(await store.write(grace, null))
     })
   })
 
   it('has nothing to remove: sign-out clears the cookie', async () => {
-    await expect(cookieStore(ring(KEY)).remove(VECTORS.ada)).resolves.toBeUndefined()
+    await expect(cookieStore(ringOf(KEY)).remove(VECTORS.ada)).resolves.toBeUndefined()
   })
 })

@@ -1,39 +1,46 @@
-import type { Response } from 'express'
 import { jwtDecrypt } from 'jose'
-import type { Response as HttpResponse } from 'supertest'
 import type { CookieDef } from '../../lib/config/cookies'
-import type { KeyRing } from '../../lib/crypto/keys'
 import { cookieStore } from '../../lib/session/cookie-store'
 import { createSessionManager, type SessionCookie, type SessionTiming } from '../../lib/session/manager'
 import type { SessionStore } from '../../lib/session/store'
 import { clockAt, setClock } from '../support/clock'
 import { expectCookie, setCookies } from '../support/cookies'
-import { ADA, CHUNK_LENGTH, DAY, KEYS, SIGNED_IN_AT, VALID_AT, VECTORS, keyFromHex, sessionCookies } from '../support/sessions'
+import { fakeResponse } from '../support/fake-response'
+import {
+  ADA,
+  CHUNK_LENGTH,
+  DAY,
+  KEYS,
+  SIGNED_IN_AT,
+  VALID_AT,
+  VECTORS,
+  keyFromHex,
+  ringOf,
+  sessionCookies,
+} from '../support/sessions'
 
 // The inputs are independent of lib/: the key is the committed HKDF output, the tokens are the
 // committed vectors, and what the manager writes is opened with jose.
 const KEY = keyFromHex(KEYS.session)
-const RING: KeyRing = { current: KEY, all: [KEY] }
+const RING = ringOf(KEY)
 const DEF: CookieDef = { name: 'auth.session-token', attrs: '; Path=/; HttpOnly; SameSite=Lax' }
 const TIMING: SessionTiming = { maxAge: 3600, updateAge: 60, maxLifetime: 30 * DAY }
 
 /** The cookie store, with every call recorded. */
 function spyStore() {
   const store = cookieStore(RING)
-  return { read: jest.fn(store.read), write: jest.fn(store.write), remove: jest.fn(store.remove) } satisfies SessionStore
+  return {
+    read: jest.fn(store.read.bind(store)),
+    write: jest.fn(store.write.bind(store)),
+    remove: jest.fn(store.remove.bind(store)),
+  } satisfies SessionStore
 }
 
-/** A request carrying `cookies`, and a response that only records its Set-Cookie lines. */
+/** A request carrying `cookies`, and what its response was sent (read with the Set-Cookie helpers). */
 function exchange(cookies: Record<string, string> = {}) {
-  const headers = new Map<string, unknown>()
-  const res = {
-    getHeader: (name: string) => headers.get(name.toLowerCase()),
-    setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value),
-  } as unknown as Response
+  const { res, sent } = fakeResponse()
   const cookie: SessionCookie = { cookies, def: DEF, res }
-  // Shaped like a supertest response, so that the spec helpers for Set-Cookie apply.
-  const response = () => ({ headers: { 'set-cookie': headers.get('set-cookie') } }) as unknown as HttpResponse
-  return { cookie, response }
+  return { cookie, sent }
 }
 
 async function claimsOf(token: string | undefined) {
@@ -59,7 +66,14 @@ describe('the session manager', () => {
     it('reads the record of a known token', async () => {
       const sessions = createSessionManager(spyStore(), TIMING)
       const record = await sessions.read(exchange(sessionCookies(VECTORS.adaWithToken)).cookie)
-      expect(record).toEqual({ userId: 'github:1', user: ADA, data: { accessToken: 'secret-token' }, createdAt: SIGNED_IN_AT, issuedAt: SIGNED_IN_AT, expiresAt: SIGNED_IN_AT + 30 * DAY })
+      expect(record).toEqual({
+        userId: 'github:1',
+        user: ADA,
+        data: { accessToken: 'secret-token' },
+        createdAt: SIGNED_IN_AT,
+        issuedAt: SIGNED_IN_AT,
+        expiresAt: SIGNED_IN_AT + 30 * DAY,
+      })
     })
 
     it('joins the chunks of a large session', async () => {
@@ -78,7 +92,13 @@ describe('the session manager', () => {
     it.each([
       ['sealed with another secret', sessionCookies(VECTORS.otherSecret)],
       ['with a user of the wrong shape', sessionCookies(VECTORS.wrongUser)],
-      ['missing a chunk', { 'auth.session-token.0': VECTORS.large.slice(0, CHUNK_LENGTH), 'auth.session-token.2': VECTORS.large.slice(2 * CHUNK_LENGTH) }],
+      [
+        'missing a chunk',
+        {
+          'auth.session-token.0': VECTORS.large.slice(0, CHUNK_LENGTH),
+          'auth.session-token.2': VECTORS.large.slice(2 * CHUNK_LENGTH),
+        },
+      ],
       ['not a JWE', { 'auth.session-token': 'garbage' }],
     ])('answers null for a token %s', async (_label, cookies) => {
       expect(await createSessionManager(spyStore(), TIMING).read(exchange(cookies).cookie)).toBeNull()
@@ -108,47 +128,79 @@ describe('the session manager', () => {
   describe('create', () => {
     it('issues a session now, for maxAge, in one cookie jose opens', async () => {
       const store = spyStore()
-      const { cookie, response } = exchange()
-      const record = await createSessionManager(store, TIMING).create(cookie, { userId: 'github:2', user: { name: 'Grace' } })
-      expect(record).toEqual({ userId: 'github:2', user: { name: 'Grace' }, createdAt: VALID_AT, issuedAt: VALID_AT, expiresAt: VALID_AT + 3600 })
-      const written = expectCookie(response(), 'auth.session-token', { httpOnly: true, sameSite: 'Lax', path: '/' })
+      const { cookie, sent } = exchange()
+      const record = await createSessionManager(store, TIMING).create(cookie, {
+        userId: 'github:2',
+        user: { name: 'Grace' },
+      })
+      expect(record).toEqual({
+        userId: 'github:2',
+        user: { name: 'Grace' },
+        createdAt: VALID_AT,
+        issuedAt: VALID_AT,
+        expiresAt: VALID_AT + 3600,
+      })
+      const written = expectCookie(sent, 'auth.session-token', { httpOnly: true, sameSite: 'Lax', path: '/' })
       expect(written.attributes['max-age']).toBe('3600')
       expect(written.attributes.expires).toBe(new Date((VALID_AT + 3600) * 1000).toUTCString())
-      expect(setCookies(response())).toHaveLength(1)
-      expect(await claimsOf(written.value)).toEqual({ sub: 'github:2', user: { name: 'Grace' }, auth_time: VALID_AT, iat: VALID_AT, exp: VALID_AT + 3600 })
+      expect(setCookies(sent)).toHaveLength(1)
+      expect(await claimsOf(written.value)).toEqual({
+        sub: 'github:2',
+        user: { name: 'Grace' },
+        auth_time: VALID_AT,
+        iat: VALID_AT,
+        exp: VALID_AT + 3600,
+      })
     })
 
     it('keeps the data it is given', async () => {
-      const { cookie, response } = exchange()
-      await createSessionManager(spyStore(), TIMING).create(cookie, { userId: 'github:2', user: {}, data: { accessToken: 'at' } })
-      expect(await claimsOf(expectCookie(response(), 'auth.session-token').value)).toMatchObject({ data: { accessToken: 'at' } })
+      const { cookie, sent } = exchange()
+      await createSessionManager(spyStore(), TIMING).create(cookie, {
+        userId: 'github:2',
+        user: {},
+        data: { accessToken: 'at' },
+      })
+      expect(await claimsOf(expectCookie(sent, 'auth.session-token').value)).toMatchObject({
+        data: { accessToken: 'at' },
+      })
     })
 
     it('never reuses the token the browser brought', async () => {
       const store = spyStore()
-      const { cookie, response } = exchange(sessionCookies(VECTORS.ada))
+      const { cookie, sent } = exchange(sessionCookies(VECTORS.ada))
       await createSessionManager(store, TIMING).create(cookie, { userId: 'github:2', user: { name: 'Grace' } })
       expect(store.write).toHaveBeenCalledWith(expect.objectContaining({ userId: 'github:2' }), null)
-      const written = expectCookie(response(), 'auth.session-token')
+      const written = expectCookie(sent, 'auth.session-token')
       expect(written.value).not.toBe(VECTORS.ada)
       expect(await claimsOf(written.value)).toMatchObject({ sub: 'github:2' })
     })
 
     it(`splits a token over ${CHUNK_LENGTH} characters into chunks, and clears the single cookie it replaces`, async () => {
-      const { cookie, response } = exchange(sessionCookies(VECTORS.ada))
-      await createSessionManager(spyStore(), TIMING).create(cookie, { userId: 'github:2', user: {}, data: { bio: 'c'.repeat(6000) } })
-      const chunks = ['auth.session-token.0', 'auth.session-token.1', 'auth.session-token.2'].map((name) => expectCookie(response(), name, { cleared: false, httpOnly: true }))
+      const { cookie, sent } = exchange(sessionCookies(VECTORS.ada))
+      await createSessionManager(spyStore(), TIMING).create(cookie, {
+        userId: 'github:2',
+        user: {},
+        data: { bio: 'c'.repeat(6000) },
+      })
+      const chunks = ['auth.session-token.0', 'auth.session-token.1', 'auth.session-token.2'].map((name) =>
+        expectCookie(sent, name, { cleared: false, httpOnly: true }),
+      )
       expect(chunks.map((chunk) => chunk.value.length)).toEqual([CHUNK_LENGTH, CHUNK_LENGTH, expect.any(Number)])
       expect(chunks[2]!.value.length).toBeGreaterThan(0)
       expect(chunks[2]!.value.length).toBeLessThanOrEqual(CHUNK_LENGTH)
       for (const chunk of chunks) expect(chunk.attributes['max-age']).toBe('3600')
-      expectCookie(response(), 'auth.session-token', { cleared: true })
-      expect(setCookies(response())).toHaveLength(4)
-      expect(await claimsOf(chunks.map((chunk) => chunk.value).join(''))).toMatchObject({ data: { bio: 'c'.repeat(6000) } })
+      expectCookie(sent, 'auth.session-token', { cleared: true })
+      expect(setCookies(sent)).toHaveLength(4)
+      expect(await claimsOf(chunks.map((chunk) => chunk.value).join(''))).toMatchObject({
+        data: { bio: 'c'.repeat(6000) },
+      })
     })
 
     it('works without a response (nothing to set)', async () => {
-      const record = await createSessionManager(spyStore(), TIMING).create({ cookies: {}, def: DEF }, { userId: 'github:2', user: {} })
+      const record = await createSessionManager(spyStore(), TIMING).create(
+        { cookies: {}, def: DEF },
+        { userId: 'github:2', user: {} },
+      )
       expect(record.expiresAt).toBe(VALID_AT + 3600)
     })
   })
@@ -164,26 +216,40 @@ describe('the session manager', () => {
       const cookies = sessionCookies(VECTORS.oneHour)
       const record = await readOneHour(cookies)
       const store = spyStore()
-      const { cookie, response } = exchange(cookies)
+      const { cookie, sent } = exchange(cookies)
       setClock(SIGNED_IN_AT + TIMING.updateAge - 1)
       expect(await createSessionManager(store, TIMING).renewIfDue(cookie, record)).toBe(record)
       expect(store.write).not.toHaveBeenCalled()
-      expect(setCookies(response())).toEqual([])
+      expect(setCookies(sent)).toEqual([])
     })
 
     it('renews it from updateAge on: issued now, for maxAge, same user, data and sign-in time, over the same token', async () => {
       const cookies = sessionCookies(VECTORS.oneHour)
       const record = { ...(await readOneHour(cookies)), data: { accessToken: 'at' } }
       const store = spyStore()
-      const { cookie, response } = exchange(cookies)
+      const { cookie, sent } = exchange(cookies)
       const now = SIGNED_IN_AT + TIMING.updateAge
       setClock(now)
       const renewed = await createSessionManager(store, TIMING).renewIfDue(cookie, record)
-      expect(renewed).toEqual({ userId: 'github:1', user: ADA, data: { accessToken: 'at' }, createdAt: SIGNED_IN_AT, issuedAt: now, expiresAt: now + 3600 })
+      expect(renewed).toEqual({
+        userId: 'github:1',
+        user: ADA,
+        data: { accessToken: 'at' },
+        createdAt: SIGNED_IN_AT,
+        issuedAt: now,
+        expiresAt: now + 3600,
+      })
       expect(store.write).toHaveBeenCalledWith(renewed, VECTORS.oneHour)
-      const written = expectCookie(response(), 'auth.session-token', { cleared: false })
+      const written = expectCookie(sent, 'auth.session-token', { cleared: false })
       expect(written.attributes['max-age']).toBe('3600')
-      expect(await claimsOf(written.value)).toEqual({ sub: 'github:1', user: ADA, data: { accessToken: 'at' }, auth_time: SIGNED_IN_AT, iat: now, exp: now + 3600 })
+      expect(await claimsOf(written.value)).toEqual({
+        sub: 'github:1',
+        user: ADA,
+        data: { accessToken: 'at' },
+        auth_time: SIGNED_IN_AT,
+        iat: now,
+        exp: now + 3600,
+      })
     })
 
     it('never renews past maxLifetime after sign-in', async () => {
@@ -191,15 +257,20 @@ describe('the session manager', () => {
       const record = await readOneHour(cookies)
       const capped = exchange(cookies)
       setClock(SIGNED_IN_AT + 3000)
-      const renewed = await createSessionManager(spyStore(), { ...TIMING, maxLifetime: 5400 }).renewIfDue(capped.cookie, record)
+      const renewed = await createSessionManager(spyStore(), { ...TIMING, maxLifetime: 5400 }).renewIfDue(
+        capped.cookie,
+        record,
+      )
       expect(renewed).toMatchObject({ issuedAt: SIGNED_IN_AT + 3000, expiresAt: SIGNED_IN_AT + 5400 })
-      expect(expectCookie(capped.response(), 'auth.session-token').attributes['max-age']).toBe('2400')
+      expect(expectCookie(capped.sent, 'auth.session-token').attributes['max-age']).toBe('2400')
       // Already ending at the cap: a renewal would not move the expiry, so none is written.
       const atCap = exchange(cookies)
       const store = spyStore()
-      expect(await createSessionManager(store, { ...TIMING, maxLifetime: 3600 }).renewIfDue(atCap.cookie, record)).toBe(record)
+      expect(await createSessionManager(store, { ...TIMING, maxLifetime: 3600 }).renewIfDue(atCap.cookie, record)).toBe(
+        record,
+      )
       expect(store.write).not.toHaveBeenCalled()
-      expect(setCookies(atCap.response())).toEqual([])
+      expect(setCookies(atCap.sent)).toEqual([])
     })
   })
 
@@ -208,36 +279,52 @@ describe('the session manager', () => {
       const cookies = sessionCookies(VECTORS.ada)
       const store = spyStore()
       const sessions = createSessionManager(store, TIMING)
-      const { cookie, response } = exchange(cookies)
+      const { cookie, sent } = exchange(cookies)
       const record = await sessions.read(cookie)
       await sessions.save(cookie, { ...record!, data: { theme: 'dark' } })
       expect(store.write).toHaveBeenCalledWith(expect.objectContaining({ data: { theme: 'dark' } }), VECTORS.ada)
-      const written = expectCookie(response(), 'auth.session-token', { cleared: false })
+      const written = expectCookie(sent, 'auth.session-token', { cleared: false })
       expect(written.attributes['max-age']).toBe(String(SIGNED_IN_AT + 30 * DAY - VALID_AT))
-      expect(await claimsOf(written.value)).toEqual({ sub: 'github:1', user: ADA, data: { theme: 'dark' }, auth_time: SIGNED_IN_AT, iat: SIGNED_IN_AT, exp: SIGNED_IN_AT + 30 * DAY })
+      expect(await claimsOf(written.value)).toEqual({
+        sub: 'github:1',
+        user: ADA,
+        data: { theme: 'dark' },
+        auth_time: SIGNED_IN_AT,
+        iat: SIGNED_IN_AT,
+        exp: SIGNED_IN_AT + 30 * DAY,
+      })
     })
 
     it('clears the chunks a smaller session no longer needs', async () => {
-      const { cookie, response } = exchange(sessionCookies(VECTORS.large))
+      const { cookie, sent } = exchange(sessionCookies(VECTORS.large))
       const sessions = createSessionManager(spyStore(), TIMING)
       const record = await sessions.read(cookie)
       await sessions.save(cookie, { ...record!, data: {} })
-      expectCookie(response(), 'auth.session-token', { cleared: false })
-      for (const index of [0, 1, 2]) expectCookie(response(), `auth.session-token.${index}`, { cleared: true })
-      expect(setCookies(response())).toHaveLength(4)
+      expectCookie(sent, 'auth.session-token', { cleared: false })
+      for (const index of [0, 1, 2]) expectCookie(sent, `auth.session-token.${index}`, { cleared: true })
+      expect(setCookies(sent)).toHaveLength(4)
     })
   })
 
   describe('destroy and clear', () => {
     it('destroy removes the session from the store and clears every chunk, and nothing else', async () => {
       const store = spyStore()
-      const { cookie, response } = exchange({ ...sessionCookies(VECTORS.large), 'auth.session-token': 'stale', 'auth.csrf-token': 'x' })
+      const { cookie, sent } = exchange({
+        ...sessionCookies(VECTORS.large),
+        'auth.session-token': 'stale',
+        'auth.csrf-token': 'x',
+      })
       await createSessionManager(store, TIMING).destroy(cookie)
       expect(store.remove).toHaveBeenCalledWith('stale')
-      for (const name of ['auth.session-token', 'auth.session-token.0', 'auth.session-token.1', 'auth.session-token.2']) {
-        expectCookie(response(), name, { cleared: true, httpOnly: true, path: '/' })
+      for (const name of [
+        'auth.session-token',
+        'auth.session-token.0',
+        'auth.session-token.1',
+        'auth.session-token.2',
+      ]) {
+        expectCookie(sent, name, { cleared: true, httpOnly: true, path: '/' })
       }
-      expect(setCookies(response())).toHaveLength(4)
+      expect(setCookies(sent)).toHaveLength(4)
     })
 
     it('destroy hands the store the whole token of a chunked session', async () => {
@@ -248,18 +335,18 @@ describe('the session manager', () => {
 
     it('destroy without a session cookie sets nothing', async () => {
       const store = spyStore()
-      const { cookie, response } = exchange({ 'auth.csrf-token': 'x' })
+      const { cookie, sent } = exchange({ 'auth.csrf-token': 'x' })
       await createSessionManager(store, TIMING).destroy(cookie)
       expect(store.remove).not.toHaveBeenCalled()
-      expect(setCookies(response())).toEqual([])
+      expect(setCookies(sent)).toEqual([])
     })
 
     it('clear clears every chunk and leaves the store alone', () => {
       const store = spyStore()
-      const { cookie, response } = exchange(sessionCookies(VECTORS.large))
+      const { cookie, sent } = exchange(sessionCookies(VECTORS.large))
       createSessionManager(store, TIMING).clear(cookie)
-      for (const index of [0, 1, 2]) expectCookie(response(), `auth.session-token.${index}`, { cleared: true })
-      expect(setCookies(response())).toHaveLength(3)
+      for (const index of [0, 1, 2]) expectCookie(sent, `auth.session-token.${index}`, { cleared: true })
+      expect(setCookies(sent)).toHaveLength(3)
       expect(store.remove).not.toHaveBeenCalled()
     })
   })

@@ -1,43 +1,63 @@
-import type { Response } from 'express'
 import { buildCookieSet } from '../../lib/config/cookies'
 import { keyRing } from '../../lib/crypto/keys'
-import { beginFlow, checkFlow, FLOW_LIFETIME, rebindFlows, type Flow, type FlowCookies, type FlowKeys } from '../../lib/sign-in/flow'
+import {
+  beginFlow,
+  checkFlow,
+  FLOW_LIFETIME,
+  rebindFlows,
+  type Flow,
+  type FlowCookies,
+  type FlowKeys,
+} from '../../lib/sign-in/flow'
+import { clockAt, setClock } from '../support/clock'
+import { isCleared, setCookieLines, setCookies } from '../support/cookies'
+import { fakeResponse } from '../support/fake-response'
 
 const SECRET = 'a-flow-secret-that-is-long-enough-12345678'
 const NEW_SECRET = 'the-rotated-secret-that-is-long-enough-999'
 const CSRF = 'csrf-token-of-this-browser'
 const OTHER_CSRF = 'csrf-token-of-another-browser'
-const FLOW: Flow = { provider: 'github', callbackUrl: 'http://localhost:3000/welcome', verifier: 'the-pkce-verifier', nonce: 'the-nonce' }
+const FLOW: Flow = {
+  provider: 'github',
+  callbackUrl: 'http://localhost:3000/welcome',
+  verifier: 'the-pkce-verifier',
+  nonce: 'the-nonce',
+}
 const def = buildCookieSet(false, {}, false).flow
 
-const flowKeys = (...secrets: string[]): FlowKeys => ({ seal: keyRing(secrets, 'oauth-flow'), state: keyRing(secrets, 'oauth-state') })
+const flowKeys = (...secrets: string[]): FlowKeys => ({
+  seal: keyRing(secrets, 'oauth-flow'),
+  state: keyRing(secrets, 'oauth-state'),
+})
 const keys = flowKeys(SECRET)
 const idOf = (state: string) => state.slice(0, state.indexOf('.'))
 
 /**
  * The flow cookies of one browser. Each `send` is one request: the flow functions see the cookies
- * the browser sends and a response that records Set-Cookie, which the browser then applies.
+ * the browser sends and a response that records Set-Cookie, which the browser then applies. Unlike
+ * the cookie jar of the flow specs, it keeps a cookie past its Max-Age until told to clear it: the
+ * flow's own expiry, sealed inside the cookie, is what these specs check.
  */
 class Browser {
   cookies: Record<string, unknown> = {}
+  /** The Set-Cookie lines of the last request. */
   setCookies: string[] = []
 
   send<T>(act: (io: FlowCookies) => T): T {
-    const headers = new Map<string, unknown>()
-    const res = { getHeader: (name: string) => headers.get(name.toLowerCase()), setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value) }
-    const result = act({ cookies: { ...this.cookies }, def, res: res as unknown as Response })
-    this.setCookies = ([] as unknown[]).concat(headers.get('set-cookie') ?? []).map(String)
-    for (const line of this.setCookies) {
-      const [pair = ''] = line.split(';', 1)
-      const name = pair.slice(0, pair.indexOf('='))
-      if (/Max-Age=0(;|$)/.test(line)) delete this.cookies[name]
-      else this.cookies[name] = pair.slice(pair.indexOf('=') + 1)
+    const { res, sent } = fakeResponse()
+    const result = act({ cookies: { ...this.cookies }, def, res })
+    this.setCookies = setCookieLines(sent)
+    for (const cookie of setCookies(sent)) {
+      if (isCleared(cookie)) delete this.cookies[cookie.name]
+      else this.cookies[cookie.name] = cookie.value
     }
     return result
   }
 
   flowIds(): string[] {
-    return Object.keys(this.cookies).filter((name) => name.startsWith(`${def.name}.`)).map((name) => name.slice(def.name.length + 1))
+    return Object.keys(this.cookies)
+      .filter((name) => name.startsWith(`${def.name}.`))
+      .map((name) => name.slice(def.name.length + 1))
   }
 
   start(flow: Flow = FLOW, csrf = CSRF, under: FlowKeys = keys): string {
@@ -45,24 +65,27 @@ class Browser {
   }
 
   check(state: unknown, options: { provider?: string; csrf?: string | null; keys?: FlowKeys } = {}): Flow | null {
-    return this.send((io) => checkFlow(options.keys ?? keys, io, options.provider ?? 'github', state, options.csrf === undefined ? CSRF : options.csrf))
+    return this.send((io) =>
+      checkFlow(
+        options.keys ?? keys,
+        io,
+        options.provider ?? 'github',
+        state,
+        options.csrf === undefined ? CSRF : options.csrf,
+      ),
+    )
   }
 }
 
-/** Stops the clock at the real time; `advance` moves it on by whole seconds. */
-function stopClock() {
-  let now = Date.now()
-  jest.spyOn(Date, 'now').mockImplementation(() => now)
-  return { advance: (seconds: number) => { now += seconds * 1000 } }
-}
-
-afterEach(() => jest.restoreAllMocks())
+/** Every test starts with the clock standing at NOW; one that needs time to pass moves it. */
+const NOW = 1_800_000_000
+clockAt(NOW)
 
 describe('beginFlow and checkFlow', () => {
   it('checks a flow once, with the right provider, CSRF token and state, and gives it back', () => {
     const browser = new Browser()
     const state = browser.start()
-    expect(state).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/)
+    expect(state).toMatch(/^[\w-]+\.[\w-]{43}$/)
     expect(browser.flowIds()).toEqual([idOf(state)])
     expect(browser.setCookies[0]).toMatch(new RegExp(`; HttpOnly; SameSite=Lax; Max-Age=${FLOW_LIFETIME}; `))
 
@@ -81,16 +104,30 @@ describe('beginFlow and checkFlow', () => {
     ['for another provider', (browser, state) => browser.check(state, { provider: 'gitlab' })],
     ['with another CSRF token', (browser, state) => browser.check(state, { csrf: OTHER_CSRF })],
     ['without a CSRF token', (browser, state) => browser.check(state, { csrf: null })],
-    ['with a tampered state', (browser, state) => browser.check(`${state.slice(0, -1)}${state.endsWith('A') ? 'B' : 'A'}`)],
-    ['once expired', (browser, state) => { stopClock().advance(FLOW_LIFETIME + 1); return browser.check(state) }],
-    ['when its cookie was sealed with another secret', (browser, state) => browser.check(state, { keys: flowKeys(NEW_SECRET) })],
+    [
+      'with a tampered state',
+      (browser, state) => browser.check(`${state.slice(0, -1)}${state.endsWith('A') ? 'B' : 'A'}`),
+    ],
+    [
+      'once expired',
+      (browser, state) => {
+        setClock(NOW + FLOW_LIFETIME + 1)
+        return browser.check(state)
+      },
+    ],
+    [
+      'when its cookie was sealed with another secret',
+      (browser, state) => browser.check(state, { keys: flowKeys(NEW_SECRET) }),
+    ],
   ]
 
   it.each(refusals)('refuses a flow %s, and clears its cookie', (_case, checkIt) => {
     const browser = new Browser()
     const state = browser.start()
     expect(checkIt(browser, state)).toBeNull()
-    expect(browser.setCookies).toEqual([expect.stringMatching(new RegExp(`^${def.name}\\.${idOf(state)}=; .*Max-Age=0`))])
+    expect(browser.setCookies).toEqual([
+      expect.stringMatching(new RegExp(`^${def.name}\\.${idOf(state)}=; .*Max-Age=0`)),
+    ])
     expect(browser.flowIds()).toEqual([])
   })
 
@@ -119,11 +156,10 @@ describe('beginFlow and checkFlow', () => {
 
   it('keeps at most 4 flows: a 5th drops the oldest', () => {
     const browser = new Browser()
-    const clock = stopClock()
     const states: string[] = []
     for (let tab = 0; tab < 5; tab++) {
       states.push(browser.start())
-      clock.advance(1)
+      setClock(NOW + tab + 1)
     }
     const [oldest, ...newest] = states.map(idOf)
     expect(browser.flowIds().sort()).toEqual(newest.sort())
@@ -134,9 +170,8 @@ describe('beginFlow and checkFlow', () => {
 
   it('still checks a flow one second before it expires', () => {
     const browser = new Browser()
-    const clock = stopClock()
     const state = browser.start()
-    clock.advance(FLOW_LIFETIME - 1)
+    setClock(NOW + FLOW_LIFETIME - 1)
     expect(browser.check(state)).toMatchObject({ id: idOf(state) })
   })
 
@@ -163,14 +198,20 @@ describe('rebindFlows', () => {
     const tab2 = browser.start({ ...FLOW, provider: 'gitlab' })
     expect(signInInTab1(browser, tab1)).toMatchObject({ id: idOf(tab1) })
     expect(browser.flowIds()).toEqual([idOf(tab2)])
-    expect(browser.check(tab2, { provider: 'gitlab', csrf: 'the-new-csrf-token' })).toEqual({ ...FLOW, provider: 'gitlab', id: idOf(tab2) })
+    expect(browser.check(tab2, { provider: 'gitlab', csrf: 'the-new-csrf-token' })).toEqual({
+      ...FLOW,
+      provider: 'gitlab',
+      id: idOf(tab2),
+    })
   })
 
   it('does not set the completed flow again', () => {
     const browser = new Browser()
     const tab1 = browser.start()
     signInInTab1(browser, tab1)
-    expect(browser.setCookies.filter((line) => line.startsWith(`${def.name}.${idOf(tab1)}=`))).toEqual([expect.stringContaining('Max-Age=0')])
+    expect(browser.setCookies.filter((line) => line.startsWith(`${def.name}.${idOf(tab1)}=`))).toEqual([
+      expect.stringContaining('Max-Age=0'),
+    ])
     expect(browser.flowIds()).toEqual([])
   })
 

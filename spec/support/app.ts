@@ -1,5 +1,7 @@
-import express from 'express'
+import type { Server } from 'node:http'
+import express, { type Express } from 'express'
 import { auth, type AuthOptions, type LogEntry } from '../../lib'
+import { freePort } from './process'
 
 export const SECRET = 'a-test-secret-that-is-long-enough-1234567890'
 export const BASE = 'http://localhost:3000/api/auth'
@@ -17,6 +19,57 @@ export function makeApp(overrides: AuthOptions = {}, mount: string | null = '/ap
   const app = express()
   if (mount === null) app.use(router)
   else app.use(mount, router)
-  app.get('/', (_req, res) => { res.send('home') })
+  app.get('/', (_req, res) => {
+    res.send('home')
+  })
   return { app, router, logs }
+}
+
+/** Where a served app will be: a port free on 127.0.0.1, reached as http://localhost:<port>. */
+export interface Site {
+  port: number
+  origin: string
+  /** The service's URL there. */
+  base: string
+}
+
+export async function freeSite(): Promise<Site> {
+  const port = await freePort()
+  const origin = `http://localhost:${port}`
+  return { port, origin, base: `${origin}/api/auth` }
+}
+
+export interface Served extends Site {
+  logs: LogEntry[]
+  close(): Promise<void>
+}
+
+/**
+ * The service on a real port, for flows over HTTP: an Express app with the service at /api/auth
+ * (its `url` the site's, unless `overrides` say otherwise) and a /welcome page to come back to.
+ * The app is reached as http://localhost, so an identity provider on 127.0.0.1 is another site.
+ * `site` when the service's URL had to be known first (to register it at a provider); `setup`
+ * configures the app before the service is mounted.
+ */
+export async function serve(
+  overrides: AuthOptions = {},
+  { site, setup }: { site?: Site; setup?: (app: Express) => void } = {},
+): Promise<Served> {
+  const where = site ?? (await freeSite())
+  const { logs, ...options } = testOptions({ url: where.base, ...overrides })
+  const app = express()
+  setup?.(app)
+  app.use('/api/auth', auth(options))
+  app.get('/welcome', (_req, res) => {
+    res.send('welcome')
+  })
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(where.port, '127.0.0.1', () => resolve(s))
+  })
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  return { ...where, logs, close }
 }

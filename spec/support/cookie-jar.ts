@@ -6,6 +6,9 @@
  * Like browsers, cookies belong to a host name, not a host and port; and, like Chrome and Firefox,
  * http://localhost and http://127.x.x.x count as secure, so `Secure` cookies work there over plain
  * HTTP. SameSite is only enforced when a request says it is cross-site (see `CookieRequest`).
+ * Expiry follows `Date.now()`, so a spec moves the jar's clock with ./clock.
+ *
+ * `splitSetCookie` is the specs' one Set-Cookie parser: the jar and ./cookies both read lines with it.
  */
 
 export type SameSite = 'Strict' | 'Lax' | 'None'
@@ -38,11 +41,12 @@ export interface CookieRequest {
 export class CookieJar {
   private cookies: Cookie[] = []
 
-  /** `now` lets a spec move the clock to test expiry. */
-  constructor(private readonly now: () => number = Date.now) {}
-
   /** fetch() with this jar: sends its cookies, stores the response's, never follows redirects. */
-  async fetch(url: string | URL, init: RequestInit = {}, request: Pick<CookieRequest, 'crossSite'> = {}): Promise<Response> {
+  async fetch(
+    url: string | URL,
+    init: RequestInit = {},
+    request: Pick<CookieRequest, 'crossSite'> = {},
+  ): Promise<Response> {
     const target = new URL(url)
     const headers = new Headers(init.headers)
     const cookie = this.header(target, { method: init.method, crossSite: request.crossSite })
@@ -63,10 +67,13 @@ export class CookieJar {
    */
   set(url: string | URL, line: string): Cookie | undefined {
     const from = new URL(url)
-    const cookie = parseSetCookie(line, from, this.now())
+    const now = Date.now()
+    const cookie = parseSetCookie(line, from, now)
     if (!cookie) return undefined
-    this.cookies = this.cookies.filter((c) => !(c.name === cookie.name && c.domain === cookie.domain && c.path === cookie.path))
-    if (cookie.expires !== undefined && cookie.expires <= this.now()) return undefined // Max-Age=0 or a past Expires: a deletion
+    this.cookies = this.cookies.filter(
+      (c) => !(c.name === cookie.name && c.domain === cookie.domain && c.path === cookie.path),
+    )
+    if (cookie.expires !== undefined && cookie.expires <= now) return undefined // Max-Age=0 or a past Expires: a deletion
     this.cookies.push(cookie)
     return cookie
   }
@@ -91,7 +98,9 @@ export class CookieJar {
 
   /** The live cookie `name` that a request to `host` could carry (any path; the most specific one). */
   get(host: string | URL, name: string): Cookie | undefined {
-    return this.all(host).filter((c) => c.name === name).sort((a, b) => b.path.length - a.path.length)[0]
+    return this.all(host)
+      .filter((c) => c.name === name)
+      .sort((a, b) => b.path.length - a.path.length)[0]
   }
 
   /** The live cookies for `host` (a host name, host:port or URL), whatever their path. */
@@ -110,34 +119,56 @@ export class CookieJar {
   }
 
   private live(): Cookie[] {
-    const now = this.now()
+    const now = Date.now()
     this.cookies = this.cookies.filter((c) => c.expires === undefined || c.expires > now)
     return this.cookies
   }
 }
 
-/** Parses a Set-Cookie line received from `from`; undefined when a browser would ignore it. */
-export function parseSetCookie(line: string, from: URL, now = Date.now()): Cookie | undefined {
-  const [pair = '', ...attributes] = line.split(';')
+/** One Set-Cookie line as written: its cookie, then its attributes in order. */
+export interface SetCookieLine {
+  name: string
+  value: string
+  /** Attribute names lower-cased, values as sent (trimmed); `true` for an attribute without `=` (Secure, HttpOnly). */
+  attributes: Array<[name: string, value: string | true]>
+}
+
+/**
+ * Splits a Set-Cookie line as RFC 6265 §5.2 says; undefined when it holds no cookie (no `=` in
+ * its first part, or an empty name). What the attributes mean is left to the reader.
+ */
+export function splitSetCookie(line: string): SetCookieLine | undefined {
+  const [pair = '', ...rest] = line.split(';')
   const eq = pair.indexOf('=')
   if (eq === -1) return undefined
+  const name = pair.slice(0, eq).trim()
+  if (!name) return undefined
+  const attributes = rest.map((attribute): [string, string | true] => {
+    const at = attribute.indexOf('=')
+    if (at === -1) return [attribute.trim().toLowerCase(), true]
+    return [attribute.slice(0, at).trim().toLowerCase(), attribute.slice(at + 1).trim()]
+  })
+  return { name, value: pair.slice(eq + 1).trim(), attributes }
+}
+
+/** Parses a Set-Cookie line received from `from`; undefined when a browser would ignore it. */
+export function parseSetCookie(line: string, from: URL, now = Date.now()): Cookie | undefined {
+  const split = splitSetCookie(line)
+  if (!split) return undefined
   const cookie: Cookie = {
-    name: pair.slice(0, eq).trim(),
-    value: pair.slice(eq + 1).trim(),
+    name: split.name,
+    value: split.value,
     domain: from.hostname,
     hostOnly: true,
     path: defaultPath(from.pathname),
     httpOnly: false,
     secure: false,
   }
-  if (!cookie.name) return undefined
 
   let maxAge: number | undefined
   let expires: number | undefined
-  for (const attribute of attributes) {
-    const at = attribute.indexOf('=')
-    const key = (at === -1 ? attribute : attribute.slice(0, at)).trim().toLowerCase()
-    const value = at === -1 ? '' : attribute.slice(at + 1).trim()
+  for (const [key, raw] of split.attributes) {
+    const value = raw === true ? '' : raw
     switch (key) {
       case 'domain': {
         const domain = value.replace(/^\./, '').toLowerCase()
@@ -165,7 +196,9 @@ export function parseSetCookie(line: string, from: URL, now = Date.now()): Cooki
         cookie.httpOnly = true
         break
       case 'samesite': {
-        const sameSite = ({ strict: 'Strict', lax: 'Lax', none: 'None' } as const)[value.toLowerCase() as 'strict' | 'lax' | 'none']
+        const sameSite = ({ strict: 'Strict', lax: 'Lax', none: 'None' } as const)[
+          value.toLowerCase() as 'strict' | 'lax' | 'none'
+        ]
         if (sameSite) cookie.sameSite = sameSite
         break
       }

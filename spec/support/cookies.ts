@@ -1,50 +1,77 @@
-import type { Response } from 'supertest'
+import { splitSetCookie } from './cookie-jar'
+
+/**
+ * Assertions on the Set-Cookie lines of one answer: a supertest response, or what a fake response
+ * recorded (./fake-response). Lines are read with the cookie jar's parser (./cookie-jar).
+ */
+
+/** An answer with headers: a supertest response, or `sent` from ./fake-response. */
+export interface Answer {
+  headers: Record<string, unknown>
+}
 
 export interface ParsedCookie {
   name: string
   value: string
+  /** By lower-cased name, values as sent; `true` for one without a value (HttpOnly, Secure). */
   attributes: Record<string, string | true>
 }
 
-/** The Set-Cookie lines of a response, parsed. */
-export function setCookies(res: Response): ParsedCookie[] {
-  const header = res.headers['set-cookie'] as unknown
-  const lines = Array.isArray(header) ? header : typeof header === 'string' ? [header] : []
-  return lines.map((line: string) => {
-    const [pair = '', ...attrs] = line.split(/;\s*/)
-    const eq = pair.indexOf('=')
-    const attributes: Record<string, string | true> = {}
-    for (const attr of attrs) {
-      const at = attr.indexOf('=')
-      if (at === -1) attributes[attr.toLowerCase()] = true
-      else attributes[attr.slice(0, at).toLowerCase()] = attr.slice(at + 1)
-    }
-    return { name: pair.slice(0, eq), value: pair.slice(eq + 1), attributes }
+/** The Set-Cookie lines of an answer, as sent. */
+export function setCookieLines(answer: Answer): string[] {
+  const header = answer.headers['set-cookie']
+  return header === undefined ? [] : ([] as unknown[]).concat(header).map(String)
+}
+
+/** The Set-Cookie lines of an answer, parsed; a line that holds no cookie fails the spec. */
+export function setCookies(answer: Answer): ParsedCookie[] {
+  return setCookieLines(answer).map((line) => {
+    const cookie = splitSetCookie(line)
+    if (!cookie) throw new Error(`a Set-Cookie line that holds no cookie: ${JSON.stringify(line)}`)
+    return { name: cookie.name, value: cookie.value, attributes: Object.fromEntries(cookie.attributes) }
   })
 }
 
-export function findCookie(res: Response, name: string): ParsedCookie | undefined {
-  return setCookies(res).find((cookie) => cookie.name === name)
+export function findCookie(answer: Answer, name: string): ParsedCookie | undefined {
+  return setCookies(answer).find((cookie) => cookie.name === name)
 }
 
-/** Asserts the response sets `name` with the given attributes; returns the cookie. */
-export function expectCookie(res: Response, name: string, expected: { httpOnly?: boolean; secure?: boolean; sameSite?: string; path?: string; cleared?: boolean } = {}): ParsedCookie {
-  const cookie = findCookie(res, name)
-  if (!cookie) throw new Error(`expected a Set-Cookie for ${name}; got ${setCookies(res).map((c) => c.name).join(', ') || 'none'}`)
+/** Asserts the answer sets `name` with the given attributes; returns the cookie. */
+export function expectCookie(
+  answer: Answer,
+  name: string,
+  expected: { httpOnly?: boolean; secure?: boolean; sameSite?: string; path?: string; cleared?: boolean } = {},
+): ParsedCookie {
+  const cookie = findCookie(answer, name)
+  if (!cookie)
+    throw new Error(
+      `expected a Set-Cookie for ${name}; got ${
+        setCookies(answer)
+          .map((c) => c.name)
+          .join(', ') || 'none'
+      }`,
+    )
   const { attributes } = cookie
   if (expected.httpOnly !== undefined) expect(attributes.httponly === true).toBe(expected.httpOnly)
   if (expected.secure !== undefined) expect(attributes.secure === true).toBe(expected.secure)
   if (expected.sameSite !== undefined) expect(attributes.samesite).toBe(expected.sameSite)
   if (expected.path !== undefined) expect(attributes.path).toBe(expected.path)
-  if (expected.cleared !== undefined) expect(attributes['max-age'] === '0').toBe(expected.cleared)
+  if (expected.cleared !== undefined) expect(isCleared(cookie)).toBe(expected.cleared)
   return cookie
 }
 
-export function expectNoCookies(res: Response): void {
-  expect(setCookies(res)).toEqual([])
+export function expectNoCookies(answer: Answer): void {
+  expect(setCookies(answer)).toEqual([])
+}
+
+/** The line deletes the cookie (Max-Age=0). */
+export function isCleared(cookie: ParsedCookie): boolean {
+  return cookie.attributes['max-age'] === '0'
 }
 
 /** A Cookie request header from name/value pairs. */
 export function cookieHeader(cookies: Record<string, string>): string {
-  return Object.entries(cookies).map(([name, value]) => `${name}=${value}`).join('; ')
+  return Object.entries(cookies)
+    .map(([name, value]) => `${name}=${value}`)
+    .join('; ')
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose'
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose'
 
 /**
  * An OpenID Connect issuer that misbehaves on purpose, for the checks the real one
@@ -24,7 +24,7 @@ export interface Behaviour {
   /** Added to the discovery document; an undefined value removes the field. */
   discovery: Record<string, unknown>
   /** The RFC 9207 `iss` of the authorization response: the issuer's own (`'own'`), another value, or none (null). */
-  issParameter: 'own' | string | null
+  issParameter: string | null
   /** Added to the ID token claims (iss, aud, sub, nonce echoed from the authorization request, iat, exp); undefined removes one. */
   idTokenClaims: Record<string, unknown>
   /** Added to the ID token's protected header (alg, kid). A `crit` list is signed as understood, so the token is a valid JWS. */
@@ -49,9 +49,21 @@ export interface HostileIssuer {
   stop(): Promise<void>
 }
 
-interface Grant { clientId: string; redirectUri: string; challenge: string | null; nonce: string | null; used: boolean }
+interface Grant {
+  clientId: string
+  redirectUri: string
+  challenge: string | null
+  nonce: string | null
+  used: boolean
+}
 
-const DEFAULT_BEHAVIOUR: Behaviour = { discovery: {}, issParameter: 'own', idTokenClaims: {}, idTokenHeader: {}, userinfo: {} }
+const DEFAULT_BEHAVIOUR: Behaviour = {
+  discovery: {},
+  issParameter: 'own',
+  idTokenClaims: {},
+  idTokenHeader: {},
+  userinfo: {},
+}
 
 export async function startHostileIssuer(initial: Partial<Behaviour> = {}): Promise<HostileIssuer> {
   const clientId = 'hostile-client'
@@ -67,7 +79,9 @@ export async function startHostileIssuer(initial: Partial<Behaviour> = {}): Prom
   const idTokens: string[] = []
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => json(res, 500, { error: 'server_error', error_description: String(error) }))
+    handle(req, res).catch((error: unknown) =>
+      json(res, 500, { error: 'server_error', error_description: String(error) }),
+    )
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -76,19 +90,26 @@ export async function startHostileIssuer(initial: Partial<Behaviour> = {}): Prom
     const url = new URL(req.url ?? '/', issuer)
     switch (`${req.method} ${url.pathname}`) {
       case 'GET /.well-known/openid-configuration':
-        return json(res, 200, withChanges({
-          issuer,
-          authorization_endpoint: `${issuer}/authorize`,
-          token_endpoint: `${issuer}/token`,
-          userinfo_endpoint: `${issuer}/userinfo`,
-          jwks_uri: `${issuer}/jwks`,
-          response_types_supported: ['code'],
-          subject_types_supported: ['public'],
-          id_token_signing_alg_values_supported: ['ES256'],
-          code_challenge_methods_supported: ['S256'],
-          token_endpoint_auth_methods_supported: ['client_secret_post'],
-          authorization_response_iss_parameter_supported: true,
-        }, behaviour.discovery))
+        return json(
+          res,
+          200,
+          withChanges(
+            {
+              issuer,
+              authorization_endpoint: `${issuer}/authorize`,
+              token_endpoint: `${issuer}/token`,
+              userinfo_endpoint: `${issuer}/userinfo`,
+              jwks_uri: `${issuer}/jwks`,
+              response_types_supported: ['code'],
+              subject_types_supported: ['public'],
+              id_token_signing_alg_values_supported: ['ES256'],
+              code_challenge_methods_supported: ['S256'],
+              token_endpoint_auth_methods_supported: ['client_secret_post'],
+              authorization_response_iss_parameter_supported: true,
+            },
+            behaviour.discovery,
+          ),
+        )
       case 'GET /jwks':
         return json(res, 200, { keys: [jwk] })
       case 'GET /authorize':
@@ -109,7 +130,8 @@ export async function startHostileIssuer(initial: Partial<Behaviour> = {}): Prom
   function authorize(query: URLSearchParams, res: ServerResponse): void {
     authorizations.push(query)
     const redirectUri = query.get('redirect_uri')
-    if (query.get('client_id') !== clientId || redirectUri === null || query.get('response_type') !== 'code') return json(res, 400, { error: 'invalid_request' })
+    if (query.get('client_id') !== clientId || redirectUri === null || query.get('response_type') !== 'code')
+      return json(res, 400, { error: 'invalid_request' })
     const code = randomBytes(16).toString('base64url')
     const challenge = query.get('code_challenge_method') === 'S256' ? query.get('code_challenge') : null
     grants.set(code, { clientId, redirectUri, challenge, nonce: query.get('nonce'), used: false })
@@ -125,27 +147,70 @@ export async function startHostileIssuer(initial: Partial<Behaviour> = {}): Prom
   /** client_secret_post, the code once, its redirect_uri and its PKCE verifier: what a real issuer checks. */
   async function token(form: URLSearchParams, res: ServerResponse): Promise<void> {
     const grant = grants.get(form.get('code') ?? '')
-    if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret) return json(res, 401, { error: 'invalid_client' })
-    if (form.get('grant_type') !== 'authorization_code' || !grant || grant.used || form.get('redirect_uri') !== grant.redirectUri) return json(res, 400, { error: 'invalid_grant' })
+    if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret)
+      return json(res, 401, { error: 'invalid_client' })
+    if (
+      form.get('grant_type') !== 'authorization_code' ||
+      !grant ||
+      grant.used ||
+      form.get('redirect_uri') !== grant.redirectUri
+    )
+      return json(res, 400, { error: 'invalid_grant' })
     const verifier = form.get('code_verifier')
-    if (grant.challenge !== null && (verifier === null || createHash('sha256').update(verifier).digest('base64url') !== grant.challenge)) return json(res, 400, { error: 'invalid_grant' })
+    if (
+      grant.challenge !== null &&
+      (verifier === null || createHash('sha256').update(verifier).digest('base64url') !== grant.challenge)
+    )
+      return json(res, 400, { error: 'invalid_grant' })
     grant.used = true
     const now = Math.floor(Date.now() / 1000)
-    const claims = withChanges({ iss: issuer, aud: grant.clientId, sub: SUBJECT, iat: now, exp: now + 300, ...(grant.nonce === null ? {} : { nonce: grant.nonce }) }, behaviour.idTokenClaims)
+    const claims = withChanges(
+      {
+        iss: issuer,
+        aud: grant.clientId,
+        sub: SUBJECT,
+        iat: now,
+        exp: now + 300,
+        ...(grant.nonce === null ? {} : { nonce: grant.nonce }),
+      },
+      behaviour.idTokenClaims,
+    )
     const header: Record<string, unknown> = { alg: 'ES256', kid, ...behaviour.idTokenHeader }
-    const crit = Array.isArray(header.crit) ? Object.fromEntries((header.crit as string[]).map((name) => [name, true])) : undefined
-    const idToken = await new SignJWT(claims).setProtectedHeader(header as { alg: string; [parameter: string]: unknown }).sign(privateKey as KeyLike, crit ? { crit } : {})
+    const crit = Array.isArray(header.crit)
+      ? Object.fromEntries((header.crit as string[]).map((name) => [name, true]))
+      : undefined
+    const idToken = await new SignJWT(claims)
+      .setProtectedHeader(header as { alg: string; [parameter: string]: unknown })
+      .sign(privateKey, crit ? { crit } : {})
     idTokens.push(idToken)
     const accessToken = randomBytes(16).toString('base64url')
     accessTokens.add(accessToken)
-    json(res, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: 300, scope: 'openid email profile', id_token: idToken })
+    json(res, 200, {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: 300,
+      scope: 'openid email profile',
+      id_token: idToken,
+    })
   }
 
   return {
-    issuer, clientId, clientSecret, authorizations, idTokens,
-    behave: (changes) => { behaviour = { ...behaviour, ...changes } },
-    reset: () => { behaviour = { ...start } },
-    stop: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    issuer,
+    clientId,
+    clientSecret,
+    authorizations,
+    idTokens,
+    behave: (changes) => {
+      behaviour = { ...behaviour, ...changes }
+    },
+    reset: () => {
+      behaviour = { ...start }
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 
@@ -164,7 +229,9 @@ function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let body = ''
     req.setEncoding('utf8')
-    req.on('data', (chunk: string) => { body += chunk })
+    req.on('data', (chunk: string) => {
+      body += chunk
+    })
     req.on('end', () => resolve(body))
     req.on('error', reject)
   })

@@ -1,4 +1,5 @@
 import type { CookieJar } from './cookie-jar'
+import { decodeEntities, findForm } from './forms'
 
 /**
  * Plays the browser at the test IdP (examples/idp/server.mjs) over plain HTTP: starting from the
@@ -42,26 +43,24 @@ export async function idpLogin(authorizationUrl: string | URL, options: IdpLogin
     }
 
     const html = await response.text()
-    const form = findForm(html, action === 'deny' ? 'abort-form' : 'login-form')
-    if (!form) throw new Error(`test IdP answered ${response.status} at ${url.pathname} with no ${action} form: ${pageText(html)}`)
+    const form = findForm(html, { id: action === 'deny' ? 'abort-form' : 'login-form' })
+    if (!form)
+      throw new Error(
+        `test IdP answered ${response.status} at ${url.pathname} with no ${action} form: ${pageText(html)}`,
+      )
     if (submitted) throw new Error(`test IdP login failed: ${alertText(html) ?? pageText(html)}`)
-    if (action === 'login' && options.login === undefined) throw new Error('the test IdP asks for a login: pass `login` (and `password`)')
+    if (action === 'login' && options.login === undefined)
+      throw new Error('the test IdP asks for a login: pass `login` (and `password`)')
 
     submitted = true
-    url = new URL(form, url)
-    const body = action === 'deny' ? new URLSearchParams() : new URLSearchParams({ login: options.login ?? '', password: options.password ?? 'password' })
+    url = new URL(form.action, url)
+    const body =
+      action === 'deny'
+        ? new URLSearchParams()
+        : new URLSearchParams({ login: options.login ?? '', password: options.password ?? 'password' })
     init = { method: 'POST', body }
   }
-  throw new Error(`test IdP: no redirect back to the client after ${MAX_STEPS} steps (last URL ${url})`)
-}
-
-/** The `action` of the `<form id="…">` in the page. */
-function findForm(html: string, id: string): string | undefined {
-  for (const [tag] of html.matchAll(/<form\b[^>]*>/gi)) {
-    const attributes = Object.fromEntries([...tag.matchAll(/(?<![\w-])([\w-]+)="([^"]*)"/g)].map(([, name, value]) => [name?.toLowerCase(), decodeEntities(value ?? '')]))
-    if (attributes.id === id) return attributes.action
-  }
-  return undefined
+  throw new Error(`test IdP: no redirect back to the client after ${MAX_STEPS} steps (last URL ${url.href})`)
 }
 
 function alertText(html: string): string | undefined {
@@ -70,9 +69,8 @@ function alertText(html: string): string | undefined {
 }
 
 function pageText(html: string): string {
-  return decodeEntities(html.replace(/<style[\s\S]*?<\/style>/gi, '').replace(/<[^<>]*>/g, ' ')).replace(/\s+/g, ' ').trim().slice(0, 500)
-}
-
-function decodeEntities(text: string): string {
-  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
+  return decodeEntities(html.replace(/<style[\s\S]*?<\/style>/gi, '').replace(/<[^<>]*>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 500)
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
+import { restoreClock, setClock, useClock } from './clock'
 import { CookieJar } from './cookie-jar'
 import { startIdp, type Idp } from './idp'
 import { idpLogin } from './idp-login'
@@ -27,7 +28,7 @@ let discovery: Discovery
 
 beforeAll(async () => {
   idp = await startIdp({ clients: [client] })
-  discovery = await (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json() as Discovery
+  discovery = (await (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as Discovery
 })
 
 afterAll(async () => {
@@ -56,8 +57,15 @@ function tokenRequest(code: string, verifier: string): Promise<Response> {
   return fetch(discovery.token_endpoint, {
     method: 'POST',
     // RFC 6749 §2.3.1: id and secret are form-urlencoded before base64 (oidc-provider decodes them).
-    headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier }),
+    headers: {
+      authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`,
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+    }),
   })
 }
 
@@ -88,17 +96,28 @@ test('authorization code flow: login, code + state + iss, token exchange, ID tok
   expect(session).toMatchObject({ httpOnly: true, secure: false, sameSite: 'Lax', path: '/' })
 
   const response = await tokenRequest(code ?? '', request.verifier)
-  const tokens = await response.json() as { access_token?: string; id_token?: string; token_type?: string }
+  const tokens = (await response.json()) as { access_token?: string; id_token?: string; token_type?: string }
   expect(response.status).toBe(200)
   expect(tokens.token_type).toBe('Bearer')
   expect(tokens.access_token).toEqual(expect.any(String))
 
   const idToken = tokens.id_token ?? ''
   expect(decodeProtectedHeader(idToken).alg).toBe('RS256')
-  const { payload } = await jwtVerify(idToken, createRemoteJWKSet(new URL(discovery.jwks_uri)), { issuer: idp.issuer, audience: client.client_id })
-  expect(payload).toMatchObject({ sub: 'alice', nonce: request.nonce, email: 'alice@example.com', email_verified: true, name: 'Alice Example' })
+  const { payload } = await jwtVerify(idToken, createRemoteJWKSet(new URL(discovery.jwks_uri)), {
+    issuer: idp.issuer,
+    audience: client.client_id,
+  })
+  expect(payload).toMatchObject({
+    sub: 'alice',
+    nonce: request.nonce,
+    email: 'alice@example.com',
+    email_verified: true,
+    name: 'Alice Example',
+  })
 
-  const userinfo = await fetch(discovery.userinfo_endpoint, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+  const userinfo = await fetch(discovery.userinfo_endpoint, {
+    headers: { authorization: `Bearer ${tokens.access_token}` },
+  })
   expect(userinfo.status).toBe(200)
   expect(await userinfo.json()).toEqual({
     sub: 'alice',
@@ -124,8 +143,9 @@ test('Cancel on the login page sends error=access_denied back to the client', as
 })
 
 test('a wrong password keeps the user on the login page', async () => {
-  await expect(idpLogin(authorizationRequest().url, { jar: new CookieJar(), login: 'nobody', password: 'x' }))
-    .rejects.toThrow('Unknown user or wrong password')
+  await expect(
+    idpLogin(authorizationRequest().url, { jar: new CookieJar(), login: 'nobody', password: 'x' }),
+  ).rejects.toThrow('Unknown user or wrong password')
 })
 
 test('the token endpoint rejects a wrong PKCE verifier, and PKCE is required', async () => {
@@ -135,13 +155,17 @@ test('the token endpoint rejects a wrong PKCE verifier, and PKCE is required', a
   expect(response.status).toBe(400)
   expect(await response.json()).toMatchObject({ error: 'invalid_grant' })
 
-  const noPkce = await idpLogin(authorizationRequest({ code_challenge: undefined, code_challenge_method: undefined }).url, { jar: new CookieJar() })
+  const noPkce = await idpLogin(
+    authorizationRequest({ code_challenge: undefined, code_challenge_method: undefined }).url,
+    { jar: new CookieJar() },
+  )
   expect(noPkce.searchParams.get('error')).toBe('invalid_request')
   expect(noPkce.searchParams.get('error_description')).toMatch(/PKCE/)
 })
 
 describe('CookieJar', () => {
   const app = new URL('http://localhost:3000/api/auth/signin')
+  afterEach(restoreClock)
 
   test('stores several Set-Cookie headers and sends them back by host and path', () => {
     const jar = new CookieJar()
@@ -153,7 +177,13 @@ describe('CookieJar', () => {
     expect(jar.header('http://localhost:3000/api/auth/session')).toBe('b=2; a=1')
     expect(jar.header('http://localhost:4000/')).toBe('a=1') // cookies ignore the port
     expect(jar.header('http://127.0.0.1:3000/api/auth/session')).toBeUndefined()
-    expect(jar.get('localhost:3000', 'b')).toMatchObject({ value: '2', secure: true, httpOnly: false, sameSite: 'Strict', path: '/api/auth' })
+    expect(jar.get('localhost:3000', 'b')).toMatchObject({
+      value: '2',
+      secure: true,
+      httpOnly: false,
+      sameSite: 'Strict',
+      path: '/api/auth',
+    })
     expect(jar.all('http://localhost').map((c) => c.name)).toEqual(['a', 'b', 'c'])
     // Coming back from another site (the IdP's redirect): Strict stays home, Lax only for GET.
     expect(jar.header('http://localhost:3000/api/auth/callback', { crossSite: true })).toBe('a=1')
@@ -161,12 +191,13 @@ describe('CookieJar', () => {
   })
 
   test('Max-Age=0 and past Expires delete; expiry follows the clock', () => {
-    let now = Date.parse('2030-01-01T00:00:00Z')
-    const jar = new CookieJar(() => now)
+    const start = Date.parse('2030-01-01T00:00:00Z') / 1000
+    useClock(start)
+    const jar = new CookieJar()
     jar.set(app, 'a=1; Path=/; Max-Age=60')
     jar.set(app, 'b=2; Path=/; Expires=Wed, 01 Jan 2031 00:00:00 GMT')
     expect(jar.header(app)).toBe('a=1; b=2')
-    now += 61_000
+    setClock(start + 61)
     expect(jar.header(app)).toBe('b=2')
     jar.set(app, 'b=; Path=/; Max-Age=0')
     expect(jar.get('localhost', 'b')).toBeUndefined()
@@ -182,7 +213,10 @@ describe('CookieJar', () => {
     expect(jar.set(app, '__Host-x=1; Secure; Path=/api')).toBeUndefined()
     expect(jar.set(app, '__Host-x=1; Secure; Path=/')).toMatchObject({ hostOnly: true })
     expect(jar.set(app, 'd=1; Domain=example.test')).toBeUndefined() // another site
-    expect(jar.set('http://app.example.test/', 'd=1; Domain=.example.test; Path=/')).toMatchObject({ domain: 'example.test', hostOnly: false })
+    expect(jar.set('http://app.example.test/', 'd=1; Domain=.example.test; Path=/')).toMatchObject({
+      domain: 'example.test',
+      hostOnly: false,
+    })
     expect(jar.header('http://sub.app.example.test/')).toBe('d=1')
     expect(jar.set(app, 'e=1')).toMatchObject({ path: '/api/auth' }) // default path: the request's directory
   })

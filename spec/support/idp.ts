@@ -34,7 +34,9 @@ export interface IdpUser {
   picture?: string
 }
 
-export const DEMO_USERS: readonly IdpUser[] = [{ accountId: 'alice', name: 'Alice Example', email: 'alice@example.com' }]
+export const DEMO_USERS: readonly IdpUser[] = [
+  { accountId: 'alice', name: 'Alice Example', email: 'alice@example.com' },
+]
 
 export interface StartIdpOptions {
   clients: IdpClient[]
@@ -91,8 +93,15 @@ export function startIdp(options: StartIdpOptions): Promise<Idp> {
     stderr = (stderr + chunk).slice(-65536)
     if (options.verbose) process.stderr.write(chunk)
   })
-  child.on('error', (error) => { stderr += `\n[spawn/kill error: ${error.message}]` })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => { running.delete(child); resolve() }))
+  child.on('error', (error) => {
+    stderr += `\n[spawn/kill error: ${error.message}]`
+  })
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      running.delete(child)
+      resolve()
+    }),
+  )
 
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -112,7 +121,8 @@ export function startIdp(options: StartIdpOptions): Promise<Idp> {
       reject(new Error(`test IdP ${reason}${stderr ? `; its stderr:\n${stderr}` : ' (no stderr)'}`))
     }
     const onError = (error: Error): void => failed(`could not be spawned: ${error.message}`)
-    const onEarlyExit = (code: number | null, signal: string | null): void => failed(`exited before it was ready (code ${code}, signal ${signal})`)
+    const onEarlyExit = (code: number | null, signal: string | null): void =>
+      failed(`exited before it was ready (code ${code}, signal ${signal})`)
     const timer = setTimeout(() => failed(`did not print IDP_READY within ${timeoutMs} ms`), timeoutMs)
     // 'close', not 'exit': it comes once stderr is fully read, so the error message is complete.
     child.once('error', onError).once('close', onEarlyExit)

@@ -8,7 +8,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => {
       const address = server.address()
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      )
     })
   })
 }
@@ -23,25 +25,45 @@ export interface Started {
  * Starts a command and resolves once its output matches `ready`; rejects with everything it printed
  * when it exits first or takes longer than `timeoutMs`. The process group is killed on stop.
  */
-export function startProcess(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; ready: RegExp; timeoutMs?: number }): Promise<Started> {
+export function startProcess(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; ready: RegExp; timeoutMs?: number },
+): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    const stop = () => new Promise<void>((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done()
-      child.once('exit', () => done())
-      try { process.kill(-child.pid!, 'SIGTERM') } catch { done() }
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
     })
-    const timer = setTimeout(() => { void stop(); reject(new Error(`timed out waiting for ${options.ready}:\n${output}`)) }, options.timeoutMs ?? 60_000)
+    let output = ''
+    const stop = () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done()
+        child.once('exit', () => done())
+        try {
+          process.kill(-child.pid!, 'SIGTERM')
+        } catch {
+          done()
+        }
+      })
+    const timer = setTimeout(() => {
+      void stop()
+      reject(new Error(`timed out waiting for ${options.ready}:\n${output}`))
+    }, options.timeoutMs ?? 60_000)
     const onData = (data: Buffer) => {
-      output += data
+      output += String(data)
       if (options.ready.test(output)) {
         clearTimeout(timer)
         resolve({ child, output: () => output, stop })
       }
     }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited with ${code} before ready:\n${output}`)) })
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited with ${code} before ready:\n${output}`))
+    })
   })
 }

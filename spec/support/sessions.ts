@@ -2,6 +2,8 @@
  * Session cookies for specs, from the known-answer vectors of ./session-vectors (never minted by
  * lib/): a spec sets the clock (./clock) to a time when its vector is valid, then sends it.
  */
+import { cookieHeader } from './cookies'
+
 export { ADA, DAY, KEYS, OTHER_SECRET, SIGNED_IN_AT, VALID_AT, VECTORS } from './session-vectors'
 
 export const SESSION_COOKIE = 'auth.session-token'
@@ -20,10 +22,15 @@ export function sessionCookies(token: string, name = SESSION_COOKIE): Record<str
 
 /** The `Cookie` request header that carries a session token (see `sessionCookies`). */
 export function sessionCookie(token: string, name = SESSION_COOKIE): string {
-  return Object.entries(sessionCookies(token, name)).map(([cookie, value]) => `${cookie}=${value}`).join('; ')
+  return cookieHeader(sessionCookies(token, name))
 }
 
 /** A 32-byte key from its hex form, as the specs' independent key material. */
 export function keyFromHex(hex: string): Buffer {
   return Buffer.from(hex, 'hex')
+}
+
+/** A key ring (lib's `KeyRing` shape) of keys given, not derived by lib/: the first seals and signs, all open and verify. */
+export function ringOf(...keys: [Buffer, ...Buffer[]]): { current: Buffer; all: Buffer[] } {
+  return { current: keys[0], all: keys }
 }

@@ -18,10 +18,28 @@ describe('callbackUrl validation', () => {
   })
 
   it.each([
-    'https://evil.example/', 'http://app.example.com/', 'https://app.example.com.evil.example/', '//evil.example/',
-    '///evil.example', '/\\evil.example', '\\\\evil.example', '/\t/evil.example', 'https://user:pw@app.example.com/',
-    'https://app.example.com@evil.example/', 'javascript:alert(1)', 'data:text/html,x', 'http:evil.example',
-    'https://[::1', '', ' ', 'x'.repeat(3000), undefined, null, 42, ['/a'], { url: '/a' },
+    'https://evil.example/',
+    'http://app.example.com/',
+    'https://app.example.com.evil.example/',
+    '//evil.example/',
+    '///evil.example',
+    '/\\evil.example',
+    '\\\\evil.example',
+    '/\t/evil.example',
+    'https://user:pw@app.example.com/',
+    'https://app.example.com@evil.example/',
+    'javascript:alert(1)',
+    'data:text/html,x',
+    'http:evil.example',
+    'https://[::1',
+    '',
+    ' ',
+    'x'.repeat(3000),
+    undefined,
+    null,
+    42,
+    ['/a'],
+    { url: '/a' },
   ])('replaces %p with the origin', (value) => {
     expect(check(value)).toBe(ORIGIN)
   })
