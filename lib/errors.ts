@@ -5,22 +5,23 @@
  * Every code is documented in docs/errors.md.
  */
 export type AuthErrorCode =
-  | 'Configuration'
-  | 'AccessDenied'
-  | 'Verification'
-  | 'Signin'
-  | 'OAuthSignin'
-  | 'OAuthCallback'
-  | 'OAuthCreateAccount'
-  | 'EmailCreateAccount'
-  | 'Callback'
-  | 'OAuthAccountNotLinked'
-  | 'EmailSignin'
-  | 'CredentialsSignin'
-  | 'SessionRequired'
-  | 'MissingCSRF'
-  | 'Default'
-  | HttpErrorCode
+  'Configuration' | 'AccessDenied' | 'Verification' | SigninPageCode | 'MissingCSRF' | 'Default' | HttpErrorCode
+
+/** The codes the sign-in page explains itself (`GET /error` sends them there). */
+export const SIGNIN_PAGE_CODES = [
+  'Signin',
+  'OAuthSignin',
+  'OAuthCallback',
+  'OAuthCreateAccount',
+  'EmailCreateAccount',
+  'Callback',
+  'OAuthAccountNotLinked',
+  'EmailSignin',
+  'CredentialsSignin',
+  'SessionRequired',
+] as const
+
+export type SigninPageCode = (typeof SIGNIN_PAGE_CODES)[number]
 
 export type HttpErrorCode =
   | 'NotFound'

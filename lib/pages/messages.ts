@@ -1,22 +1,10 @@
-import type { HttpErrorCode } from '../errors'
+import type { HttpErrorCode, SigninPageCode } from '../errors'
 
 /** The built-in pages, by view file name (views/<name>.ejs). */
 export type ViewName = 'signin' | 'signout' | 'error' | 'verify-request' | 'email-confirm'
 
 /** Codes the sign-in page explains in its alert box (wire contract, "Error codes"). */
-export type SigninAlertCode =
-  | 'Signin'
-  | 'OAuthSignin'
-  | 'OAuthCallback'
-  | 'OAuthCreateAccount'
-  | 'EmailCreateAccount'
-  | 'Callback'
-  | 'OAuthAccountNotLinked'
-  | 'EmailSignin'
-  | 'CredentialsSignin'
-  | 'SessionRequired'
-  | 'MissingCSRF'
-  | 'Default'
+export type SigninAlertCode = SigninPageCode | 'MissingCSRF' | 'Default'
 
 /** Codes the error page explains; any other code is shown as `Default`. */
 export type ErrorPageCode = 'Configuration' | 'AccessDenied' | 'Verification' | 'Default' | HttpErrorCode

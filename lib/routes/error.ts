@@ -1,20 +1,9 @@
 import { sendRedirect } from '../http/reply'
 import { renderErrorPage } from '../http/page-response'
 import type { Context } from '../context'
+import { SIGNIN_PAGE_CODES } from '../errors'
 
-/** Codes the sign-in page explains itself: GET /error sends them there. */
-const SHOWN_ON_SIGNIN: ReadonlySet<string> = new Set([
-  'Signin',
-  'OAuthSignin',
-  'OAuthCallback',
-  'OAuthCreateAccount',
-  'EmailCreateAccount',
-  'Callback',
-  'OAuthAccountNotLinked',
-  'EmailSignin',
-  'CredentialsSignin',
-  'SessionRequired',
-])
+const SHOWN_ON_SIGNIN: ReadonlySet<string> = new Set(SIGNIN_PAGE_CODES)
 
 // A Map: `?error=constructor` must find nothing here, not Object's constructor.
 const STATUS: ReadonlyMap<string, number> = new Map([
