@@ -6,6 +6,7 @@ import { keyRing } from './crypto/keys'
 import { createCsrf } from './csrf'
 import { ConfigurationError } from './errors'
 import { createHelpers, type AuthHelpers } from './helpers'
+import { createEmailRuntime } from './providers/email-runtime'
 import { createOAuthRegistry } from './providers/registry'
 import type { ProviderInfo } from './providers/types'
 import { createRouter } from './router'
@@ -40,6 +41,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     log: config.log,
     providersJson: providersJsonFor(config.providers),
     oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
+    email: createEmailRuntime(config.providers, config.secrets, config.log),
     clientLogLimiter: createClientLogLimiter(),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),

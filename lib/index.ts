@@ -2,7 +2,13 @@
 export { auth, type AuthRouter } from './auth'
 export type { AuthHelpers } from './helpers'
 export { oauth2, oidc, passportStrategy } from './providers/factories'
+export { email, type EmailOptions } from './providers/email'
+export type { VerificationRecord, VerificationStore } from './providers/verification-store'
 export type {
+  EmailProvider,
+  MailTransport,
+  Provider,
+  VerificationRequest,
   OAuth2Provider,
   OAuthCheck,
   OAuthProvider,

@@ -15,6 +15,11 @@ export type LogEvent =
   | 'callback.error'
   | 'event.error'
   | 'client.log'
+  | 'email.sent'
+  | 'email.refused'
+  | 'email.rate_limited'
+  | 'email.send_failed'
+  | 'email.verification_failed'
 
 export interface LogEntry {
   level: LogLevel
@@ -57,4 +62,9 @@ export function createLog(logger: Logger | false): Log {
       // A broken logger must not break sign-in.
     }
   }
+}
+
+/** Whether `text` holds a character the default logger would escape (a line break, say). */
+export function hasControls(text: string): boolean {
+  return text.search(CONTROLS) !== -1
 }

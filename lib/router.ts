@@ -8,7 +8,7 @@ import { sendError } from './http/error-response'
 import { relativePath } from './http/mount'
 import { Context, type Handler } from './context'
 import type { Services } from './services'
-import { oauthCallback } from './routes/callback'
+import { callback } from './routes/callback'
 import { CLIENT_LOG_BODY_LIMIT, clientLog } from './routes/client-log'
 import { csrf } from './routes/csrf'
 import { invalidCsrf, type CsrfFailure } from './csrf/failure'
@@ -48,8 +48,9 @@ const ROUTES: ReadonlyMap<string, Route> = new Map(
     session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
     signin: { GET: signInPage },
     'signin/:provider': { POST: signInWithProvider, csrf: invalidCsrf.backTo('/signin') },
-    // The provider's redirect carries no CSRF token; `state` and the flow cookie bind it instead.
-    'callback/:provider': { GET: oauthCallback, POST: oauthCallback, csrf: EXEMPT },
+    // An OAuth provider's redirect carries no CSRF token: `state` and the flow cookie bind it instead.
+    // The e-mail link's POST checks its own token, because its answer to a bad one is the link itself.
+    'callback/:provider': { GET: callback, POST: callback, csrf: EXEMPT },
     signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
     'verify-request': { GET: verifyRequest },
     error: { GET: error },

@@ -3,6 +3,7 @@ import type { ResolvedConfig } from './config'
 import type { BaseUrl } from './config/url'
 import type { Csrf } from './csrf'
 import type { Log } from './logger'
+import type { EmailRuntime } from './providers/email-runtime'
 import type { OAuthRegistry } from './providers/registry'
 import type { SessionManager } from './session/manager'
 import type { FlowKeys } from './sign-in/flow'
@@ -16,6 +17,8 @@ export interface Services {
   /** The `GET /providers` body, built once per service URL. */
   readonly providersJson: (base: BaseUrl) => string
   readonly oauth: OAuthRegistry
+  /** E-mail sign-in, when an `email()` provider is configured. */
+  readonly email: EmailRuntime | null
   readonly flowKeys: FlowKeys
   /** Counts `POST /_log` entries per client IP. */
   readonly clientLogLimiter: RateLimiterMemory

@@ -160,7 +160,7 @@ function resolveProviders(value: unknown): readonly ProviderInfo[] {
       // GET /providers and then answer 404.
       if (!isRecord(provider) || !('protocol' in provider)) {
         throw new ConfigurationError(
-          `\`${option}\` must be made by passportStrategy(), oauth2() or oidc() (import them from 'express-auth-service'); got ${describe(provider)}`,
+          `\`${option}\` must be made by passportStrategy(), oauth2(), oidc() or email() (import them from 'express-auth-service'); got ${describe(provider)}`,
         )
       }
       const { id, name, type } = provider

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger'
-import type { OAuthProvider } from '../providers/types'
+import type { Provider } from '../providers/types'
 
 /** The user as the session and the client see it. */
 export interface SessionUser {
@@ -67,6 +67,8 @@ export interface SignInCallbackParams {
   user: SessionUser & { id: string }
   account: { provider: string; type: 'oauth' | 'email'; providerAccountId: string; [field: string]: unknown }
   profile?: Record<string, unknown>
+  /** E-mail sign-in: `verificationRequest` is true when the link is asked for, absent when it is used. */
+  email?: { verificationRequest: boolean }
 }
 
 /** true: go on; false: AccessDenied; a string: redirect there; an object: go on with this id/data. */
@@ -116,8 +118,8 @@ export interface AuthOptions {
   url?: string
   /** 32 characters or more; an array rotates secrets (the first seals, all open). Else SERVICE_AUTH_SECRET. */
   secret?: string | readonly string[]
-  /** Made by `passportStrategy()`, `oauth2()` or `oidc()`. */
-  providers?: readonly OAuthProvider[]
+  /** Made by `passportStrategy()`, `oauth2()`, `oidc()` or `email()`. */
+  providers?: readonly Provider[]
   session?: SessionOptions
   callbacks?: Callbacks
   events?: Events

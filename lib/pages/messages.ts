@@ -30,6 +30,8 @@ export interface Messages {
   errors: Record<ErrorPageCode, ErrorText>
   verifyRequest: { heading: string; message: string; link: string }
   emailConfirm: { heading: string; message: string; button: string }
+  /** The sign-in mail: `{host}` is the service's host. */
+  email: { subject: string; heading: string; button: string; linkText: string; ignore: string }
 }
 
 const TRY_ANOTHER_ACCOUNT = 'Try signing in with a different account.'
@@ -106,6 +108,13 @@ export const en: Messages = {
     heading: 'Sign in',
     message: 'Continue signing in as {email}',
     button: 'Sign in',
+  },
+  email: {
+    subject: 'Sign in to {host}',
+    heading: 'Sign in to {host}',
+    button: 'Sign in',
+    linkText: 'Open this link to sign in:',
+    ignore: 'If you did not ask for this e-mail, you can ignore it: nobody can sign in without the link.',
   },
 }
 

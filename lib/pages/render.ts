@@ -129,7 +129,7 @@ function findViewsDir(from: string): string {
   throw new Error(`express-auth-service: the views/ folder was not found above ${from}`)
 }
 
-const VIEWS_DIR = findViewsDir(__dirname)
+export const VIEWS_DIR = findViewsDir(__dirname)
 
 /** Compiled once, here, with ejs directly: the host app's view engine and settings are not used. */
 function compileView(name: ViewName | 'layout'): ejs.TemplateFunction {

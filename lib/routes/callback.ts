@@ -1,10 +1,18 @@
 import type { Context } from '../context'
 import { AuthError } from '../errors'
 import { finishOAuthSignIn } from '../sign-in/callback'
+import { confirmEmailLink, showEmailLink } from '../sign-in/email-callback'
 
-/** GET and POST /callback/:provider: the provider sends the user back (lib/sign-in/callback.ts). */
-export async function oauthCallback(ctx: Context): Promise<void> {
-  const runtime = ctx.svc.oauth.get(ctx.provider ?? '')
+/**
+ * GET and POST /callback/:provider: an OAuth provider sends the user back (lib/sign-in/callback.ts),
+ * or the user opens (GET) and confirms (POST) an e-mail link (lib/sign-in/email-callback.ts).
+ */
+export async function callback(ctx: Context): Promise<void> {
+  const { email, oauth } = ctx.svc
+  if (email && ctx.provider === email.provider.id) {
+    return ctx.req.method === 'POST' ? confirmEmailLink(ctx, email) : showEmailLink(ctx, email)
+  }
+  const runtime = oauth.get(ctx.provider ?? '')
   if (!runtime) throw new AuthError('NotFound', 'no such provider')
   await finishOAuthSignIn(ctx, runtime)
 }

@@ -13,6 +13,7 @@ export interface SignInQuestion {
   user: ProviderUser
   account: { provider: string; type: 'oauth' | 'email'; providerAccountId: string; [field: string]: unknown }
   profile?: Record<string, unknown>
+  email?: { verificationRequest: boolean }
 }
 
 /**

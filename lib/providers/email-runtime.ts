@@ -1,0 +1,104 @@
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import { keyRing, type KeyRing } from '../crypto/keys'
+import { mac } from '../crypto/mac'
+import type { Log } from '../logger'
+import { memoryVerificationStore, type VerificationRecord, type VerificationStore } from './verification-store'
+import type { EmailProvider, ProviderInfo } from './types'
+
+/** What e-mail sign-in needs at run time, built once by `auth()`. */
+export interface EmailRuntime {
+  readonly provider: EmailProvider
+  readonly store: VerificationStore
+  /** `token`: the store key is HMAC(token, address); `address`: the address hash in logs and limits. */
+  readonly keys: { readonly token: KeyRing; readonly address: KeyRing }
+  readonly limits: {
+    readonly addressPerMinute: RateLimiterMemory
+    readonly addressPerHour: RateLimiterMemory
+    readonly ipPerHour: RateLimiterMemory
+  }
+}
+
+export function createEmailRuntime(
+  providers: readonly ProviderInfo[],
+  secrets: readonly string[],
+  log: Log,
+): EmailRuntime | null {
+  const provider = providers.find((p): p is EmailProvider => p.type === 'email')
+  if (!provider) return null
+  log(
+    'warn',
+    'config.warning',
+    "e-mail sign-in links are kept in this process's memory: they do not survive a restart and are not shared between instances (the `redis` option keeps them in Redis)",
+  )
+  const { rateLimits } = provider
+  return Object.freeze({
+    provider,
+    store: memoryVerificationStore(),
+    keys: Object.freeze({ token: keyRing(secrets, 'email-token'), address: keyRing(secrets, 'email-address') }),
+    limits: Object.freeze({
+      addressPerMinute: new RateLimiterMemory({
+        keyPrefix: 'email-address-minute',
+        points: rateLimits.addressPerMinute,
+        duration: 60,
+      }),
+      addressPerHour: new RateLimiterMemory({
+        keyPrefix: 'email-address-hour',
+        points: rateLimits.addressPerHour,
+        duration: 3600,
+      }),
+      ipPerHour: new RateLimiterMemory({ keyPrefix: 'email-ip-hour', points: rateLimits.ipPerHour, duration: 3600 }),
+    }),
+  })
+}
+
+/** The address as logs and limits know it: a keyed hash, never the address. */
+export function addressHash(runtime: EmailRuntime, identifier: string): string {
+  return mac(runtime.keys.address.current, identifier).slice(0, 22)
+}
+
+/** The store key of a link: HMAC over the token and the address it was sent to. */
+function tokenKey(key: Buffer, token: string, identifier: string): string {
+  return mac(key, token, identifier)
+}
+
+export async function keepToken(runtime: EmailRuntime, token: string, record: VerificationRecord): Promise<string> {
+  const key = tokenKey(runtime.keys.token.current, token, record.identifier)
+  await runtime.store.put(key, record)
+  return key
+}
+
+/**
+ * Spends the link of `token` for `identifier`, once: the record, or null when there is none for
+ * this pair (never sent, already spent, expired, or sent to another address). Tokens hashed under
+ * a rotated-out secret are still found.
+ */
+export async function spendToken(
+  runtime: EmailRuntime,
+  token: string,
+  identifier: string,
+): Promise<VerificationRecord | null> {
+  for (const key of runtime.keys.token.all) {
+    const record = await runtime.store.take(tokenKey(key, token, identifier))
+    if (record) return record.identifier === identifier && record.expires * 1000 > Date.now() ? record : null
+  }
+  return null
+}
+
+/** Which limit this request is over ('address' or 'ip'), or null; counts it against each. */
+export async function overLimit(runtime: EmailRuntime, hash: string, ip: string): Promise<'address' | 'ip' | null> {
+  const { limits } = runtime
+  if (!(await consumed(limits.ipPerHour, ip))) return 'ip'
+  if (!(await consumed(limits.addressPerMinute, hash)) || !(await consumed(limits.addressPerHour, hash)))
+    return 'address'
+  return null
+}
+
+async function consumed(limiter: RateLimiterMemory, key: string): Promise<boolean> {
+  try {
+    await limiter.consume(key)
+    return true
+  } catch (refused) {
+    if (refused instanceof RateLimiterRes) return false
+    throw refused
+  }
+}

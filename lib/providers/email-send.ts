@@ -1,0 +1,21 @@
+import { renderSignInMail } from '../pages/email'
+import { withDeadline } from '../util/deadline'
+import type { EmailProvider, VerificationRequest } from './types'
+
+/**
+ * Sends the sign-in mail (through the app's `sendVerificationRequest`, or the provider's transport
+ * with the package's templates) within `sendTimeout`. Rejects when it failed or took too long.
+ */
+export async function sendSignInMail(provider: EmailProvider, request: VerificationRequest): Promise<void> {
+  const { sendVerificationRequest, transport } = provider
+  const send = async () => {
+    if (sendVerificationRequest) return sendVerificationRequest(request)
+    if (!transport) throw new Error('the e-mail provider has no transport')
+    await transport.sendMail({
+      from: provider.from,
+      to: request.identifier,
+      ...renderSignInMail(request.url, request.host),
+    })
+  }
+  await withDeadline(send(), provider.sendTimeout, 'sending the sign-in mail')
+}
