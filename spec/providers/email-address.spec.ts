@@ -1,0 +1,44 @@
+import { normalizeAddress } from '../../lib/providers/email-address'
+
+/** One mailbox, and only one: what the address rules let through, and what they refuse. */
+describe('e-mail addresses', () => {
+  it.each([
+    ['Ada@Example.COM', 'Ada@example.com'],
+    ['  ada@example.com  ', 'ada@example.com'],
+    ['ada＠example.com', 'ada@example.com'],
+    ['ａｄａ@ｅｘａｍｐｌｅ.com', 'ada@example.com'],
+    ["o'brien+tag@example.co.uk", "o'brien+tag@example.co.uk"],
+    ['jörg@bücher.de', 'jörg@xn--bcher-kva.de'],
+    ['a.b.c@sub.example.com', 'a.b.c@sub.example.com'],
+  ])('accepts %j as %j', (raw, normalized) => {
+    expect(normalizeAddress(raw)).toBe(normalized)
+  })
+
+  it.each([
+    ['two addresses with a comma', 'a@example.com,b@evil.com'],
+    ['two addresses with a semicolon', 'a@example.com;b@evil.com'],
+    ['a quoted local part holding another address', '"victim@x.com"@evil.com'],
+    ['a full-width ＠ that becomes a second @', 'victim@x.com＠evil.com'],
+    ['CR/LF header injection', 'a@x.com\r\nBcc: evil@evil.com'],
+    ['a display name with an address in angle brackets', 'Victim <victim@x.com>'],
+    ['a comment', 'a(comment)@example.com'],
+    ['a backslash', 'a\\b@example.com'],
+    ['whitespace inside', 'a b@example.com'],
+    ['a non-breaking space', 'a\u00a0b@example.com'],
+    ['a NUL', 'a\u0000@example.com'],
+    ['no @', 'example.com'],
+    ['an empty local part', '@example.com'],
+    ['a domain without a dot', 'a@localhost'],
+    ['an IP literal', 'a@[127.0.0.1]'],
+    ['a numeric top-level label', 'a@1.2.3.4'],
+    ['double dots', 'a..b@example.com'],
+    ['a leading dot', '.a@example.com'],
+    ['a domain label starting with a hyphen', 'a@-example.com'],
+    ['a local part over 64 characters', `${'a'.repeat(65)}@example.com`],
+    ['over 254 characters', `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com`],
+    ['a non-string', ['a@example.com']],
+    ['a huge string', `${'a'.repeat(5000)}@example.com`],
+  ])('refuses %s', (_label, raw) => {
+    expect(normalizeAddress(raw)).toBeNull()
+  })
+})
