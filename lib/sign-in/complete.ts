@@ -4,6 +4,7 @@ import { sendRedirect } from '../http/reply'
 import { safeCallbackUrl } from '../urls/callback-url'
 import { askSignIn, type SignInQuestion } from './decide'
 import { rebindFlows } from './flow'
+import { userForLog } from '../providers/email-runtime'
 
 export interface SignInInput extends SignInQuestion {
   /** Already validated. */
@@ -31,7 +32,10 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
     ...(decision.data ? { data: decision.data } : {}),
   })
   renewCsrf(ctx, input.flowId)
-  svc.log('info', 'session.created', 'signed in', { userId: record.userId, provider: account.provider })
+  svc.log('info', 'session.created', 'signed in', {
+    ...userForLog(svc.email, record.userId),
+    provider: account.provider,
+  })
   await ctx.emit('signIn', svc.config.events.signIn, { record })
   sendRedirect(ctx.res, input.callbackUrl)
 }
