@@ -23,12 +23,15 @@ export function homePage(basePath: string, session: Session | null): string {
         `<p><a href="${escape(`${basePath}/signin`)}">Sign in</a> · <a href="/private">A page for signed-in users</a></p>`,
     )
   }
-  const who = session.user?.name || session.user?.email || 'someone'
+  // An e-mail sign-in has no name: the address alone, once.
+  const name = session.user?.name
+  const address = session.user?.email
+  const who = name || address || 'someone'
   return page(
     basePath,
     'express-auth-service demo',
     `<h1>express-auth-service demo</h1><p>Signed in as <strong>${escape(who)}</strong>` +
-      `${session.user?.email ? ` (${escape(session.user.email)})` : ''}.</p>` +
+      `${name && address ? ` (${escape(address)})` : ''}.</p>` +
       `<p><a href="/private">A page for signed-in users</a> · <a href="${escape(`${basePath}/signout`)}">Sign out</a></p>`,
   )
 }

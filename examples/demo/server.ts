@@ -1,14 +1,14 @@
 import express from 'express'
-import { auth, oidc, type Session } from '../../lib'
+import { auth, email, oidc, type Session, type VerificationRequest } from '../../lib'
 import { startEmbeddedIdp } from './identity-provider'
 import { homePage, privatePage } from './pages'
-import { readSettings } from './settings'
+import { readSettings, smtpUrlForDisplay } from './settings'
 
 /**
  * The demo behind `npm start`: an Express app with the auth service mounted at the path of
  * SERVICE_AUTH_URL (/api/auth by default), signing in through an OpenID Connect provider (its own
- * embedded one, or OIDC_ISSUER), a home page that shows who is signed in, and a page guarded by
- * requireAuth().
+ * embedded one, or OIDC_ISSUER) or with a link by e-mail (through SMTP_URL, or printed to the
+ * console), a home page that shows who is signed in, and a page guarded by requireAuth().
  */
 async function main() {
   const settings = readSettings(process.env)
@@ -32,8 +32,17 @@ async function main() {
         clientId: issuer.clientId,
         clientSecret: issuer.clientSecret,
       }),
+      // The built-in sign-in page shows the e-mail form under the OAuth button by itself.
+      settings.smtpUrl
+        ? email({ from: settings.emailFrom, server: settings.smtpUrl })
+        : email({ from: settings.emailFrom, sendVerificationRequest: printSignInLink }),
     ],
   })
+  process.stdout.write(
+    settings.smtpUrl
+      ? `demo: sign-in mails go through ${smtpUrlForDisplay(settings.smtpUrl)} from ${settings.emailFrom}\n`
+      : 'demo: SMTP_URL is not set; e-mail sign-in links are printed here (development mail transport), not sent\n',
+  )
 
   const app = express()
   // Mounted at the root, the router serves under the base path of SERVICE_AUTH_URL by itself.
@@ -51,6 +60,17 @@ async function main() {
   const stop = () => server.close(() => process.exit(0))
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+}
+
+/**
+ * The demo's development mail transport, used when SMTP_URL is not set: it prints the sign-in link
+ * to the console instead of mailing it, so the e-mail sign-in works on any machine. That is fine
+ * for a demo on your own computer only. A real app must never log sign-in links (or anything else
+ * from `url`): whoever reads the log could sign in as that user. Send them with `server` or
+ * `transport`, or mail them yourself in `sendVerificationRequest`.
+ */
+function printSignInLink({ identifier, url }: VerificationRequest): void {
+  process.stdout.write(`demo (development mail transport, nothing was sent): sign-in link for ${identifier}: ${url}\n`)
 }
 
 main().catch((error: unknown) => {

@@ -14,6 +14,13 @@ export interface DemoSettings {
   oidc: { issuer: string; clientId: string; clientSecret: string } | null
   /** Where the embedded identity provider listens (127.0.0.1). */
   idpPort: number
+  /**
+   * The SMTP server that sends the sign-in mails (SMTP_URL, smtp:// or smtps://), else null: the demo
+   * then prints each link to its console instead of mailing it.
+   */
+  smtpUrl: string | null
+  /** The sender of the sign-in mails (EMAIL_FROM, `auth@localhost` by default). */
+  emailFrom: string
 }
 
 export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
@@ -34,6 +41,11 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
   const idpPort = Number(env.DEMO_IDP_PORT ?? port + 1)
   if (!Number.isInteger(idpPort) || idpPort <= 0 || idpPort > 65535)
     fail(`DEMO_IDP_PORT must be a port number; got ${JSON.stringify(env.DEMO_IDP_PORT)}`)
+  const smtpUrl = env.SMTP_URL ? checkSmtpUrl(env.SMTP_URL) : null
+  const emailFrom = env.EMAIL_FROM || 'auth@localhost'
+  // It goes into a mail header: one line without control or direction characters, as email() takes it.
+  if (emailFrom.length > 320 || /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(emailFrom))
+    fail('EMAIL_FROM must be the sender on one line of 320 characters at most, such as "Demo <auth@example.com>"')
   return {
     port,
     url,
@@ -42,7 +54,37 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
     secretIsRandom: given === undefined,
     oidc: some === 3 ? { issuer: issuer!, clientId: clientId!, clientSecret: clientSecret! } : null,
     idpPort,
+    smtpUrl,
+    emailFrom,
   }
+}
+
+/**
+ * SMTP_URL as nodemailer takes it (smtp://host:port, smtps://user:pass@host, options in the query).
+ * The refusal never repeats the value: it may hold the server's password.
+ */
+function checkSmtpUrl(value: string): string {
+  const expected =
+    'SMTP_URL must be an smtp:// or smtps:// URL such as smtp://localhost:25 or smtps://user:pass@smtp.example.com'
+  let parsed: URL
+  try {
+    parsed = new URL(value)
+  } catch {
+    fail(`${expected}; got something that is not a URL`)
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:')
+    fail(`${expected}; got a URL starting with "${parsed.protocol}"`)
+  if (!parsed.hostname) fail(`${expected}; got one without a host`)
+  return value
+}
+
+/** SMTP_URL without its credentials, for the demo's console. */
+export function smtpUrlForDisplay(value: string): string {
+  const url = new URL(value)
+  url.username = ''
+  url.password = ''
+  url.search = ''
+  return url.href
 }
 
 /**

@@ -23,7 +23,7 @@ export interface ErrorText {
 export interface Messages {
   lang: string
   titles: Record<ViewName, string>
-  signin: { heading: string; withProvider: string; emailLabel: string; withEmail: string; or: string }
+  signin: { heading: string; withProvider: string; emailLabel: string; or: string }
   signinAlerts: Record<SigninAlertCode, string>
   signout: { heading: string; question: string; button: string }
   error: { backToSignIn: string }
@@ -49,7 +49,6 @@ export const en: Messages = {
     heading: 'Sign in',
     withProvider: 'Sign in with {name}',
     emailLabel: 'Email address',
-    withEmail: 'Sign in with Email',
     or: 'or',
   },
   signinAlerts: {

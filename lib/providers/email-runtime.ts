@@ -25,15 +25,17 @@ export function createEmailRuntime(
 ): EmailRuntime | null {
   const provider = providers.find((p): p is EmailProvider => p.type === 'email')
   if (!provider) return null
-  log(
-    'warn',
-    'config.warning',
-    "e-mail sign-in links are kept in this process's memory: they do not survive a restart and are not shared between instances (the `redis` option keeps them in Redis)",
-  )
+  if (!provider.store) {
+    log(
+      'warn',
+      'config.warning',
+      "e-mail sign-in links are kept in this process's memory: they do not survive a restart and are not shared between instances (give email() a `store` that does)",
+    )
+  }
   const { rateLimits } = provider
   return Object.freeze({
     provider,
-    store: memoryVerificationStore(),
+    store: provider.store ?? memoryVerificationStore(),
     keys: Object.freeze({ token: keyRing(secrets, 'email-token'), address: keyRing(secrets, 'email-address') }),
     limits: Object.freeze({
       addressPerMinute: new RateLimiterMemory({

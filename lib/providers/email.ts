@@ -3,6 +3,7 @@ import { ConfigurationError } from '../errors'
 import { isRecord } from '../util/object'
 import { hasControls } from '../logger'
 import type { EmailProvider, MailTransport, VerificationRequest } from './types'
+import type { VerificationStore } from './verification-store'
 
 export interface EmailOptions {
   /** The sender, e.g. `'auth@example.com'` or `'Example <auth@example.com>'`. */
@@ -23,6 +24,8 @@ export interface EmailOptions {
   sendVerificationRequest?: (request: VerificationRequest) => void | Promise<void>
   /** Your own rule on top of the package's (say, lower-casing the local part); the result is checked again. */
   normalizeIdentifier?: (address: string) => string
+  /** Where links wait to be used (put, take once atomically, remove). Default: this process's memory. */
+  store?: VerificationStore
   name?: string
 }
 
@@ -37,6 +40,7 @@ const KEYS = [
   'rateLimits',
   'sendVerificationRequest',
   'normalizeIdentifier',
+  'store',
   'name',
 ]
 
@@ -61,7 +65,7 @@ export function email(options: EmailOptions): EmailProvider {
   const sendTimeout = whole(options.sendTimeout, 'sendTimeout', 10_000, 'milliseconds')
   return Object.freeze({
     id: 'email',
-    name: typeof options.name === 'string' && options.name !== '' ? options.name : 'Email',
+    name: nameOf(options.name),
     type: 'email' as const,
     protocol: 'email' as const,
     from: options.from,
@@ -72,13 +76,17 @@ export function email(options: EmailOptions): EmailProvider {
     rateLimits: Object.freeze(rateLimitsOf(options.rateLimits)),
     sendVerificationRequest: fn(options.sendVerificationRequest, 'sendVerificationRequest'),
     normalizeIdentifier: fn(options.normalizeIdentifier, 'normalizeIdentifier'),
+    store: storeOf(options.store),
   })
 }
 
 function transportOf(options: EmailOptions, sendTimeout: number): MailTransport | undefined {
-  const { server, transport } = options
-  if (server !== undefined && transport !== undefined)
-    throw new ConfigurationError(`\`${WHERE}\` takes \`server\` or \`transport\`, not both`)
+  const { server, transport, sendVerificationRequest } = options
+  if ([server, transport, sendVerificationRequest].filter((way) => way !== undefined).length > 1) {
+    throw new ConfigurationError(
+      `\`${WHERE}\` takes one way to send: \`server\`, \`transport\` or \`sendVerificationRequest\``,
+    )
+  }
   if (transport !== undefined) {
     if (!isRecord(transport) || typeof transport.sendMail !== 'function') {
       throw new ConfigurationError(`\`${WHERE}.transport\` must be a nodemailer transport (something with sendMail())`)
@@ -99,6 +107,23 @@ function transportOf(options: EmailOptions, sendTimeout: number): MailTransport 
   // Built once, here; a server that does not answer in time fails the send (and the connection).
   const timeouts = { connectionTimeout: sendTimeout, greetingTimeout: sendTimeout, socketTimeout: sendTimeout }
   return createTransport(typeof server === 'string' ? { url: server, ...timeouts } : { ...timeouts, ...server })
+}
+
+function nameOf(value: unknown): string {
+  if (value === undefined) return 'Email'
+  if (typeof value !== 'string' || value === '')
+    throw new ConfigurationError(`\`${WHERE}.name\` must be a non-empty string, such as 'Email'`)
+  return value
+}
+
+function storeOf(value: unknown): VerificationStore | undefined {
+  if (value === undefined) return undefined
+  if (!isRecord(value) || !['put', 'take', 'remove'].every((method) => typeof value[method] === 'function')) {
+    throw new ConfigurationError(
+      `\`${WHERE}.store\` must be a VerificationStore: an object with put(), take() and remove()`,
+    )
+  }
+  return value as unknown as VerificationStore
 }
 
 function rateLimitsOf(value: EmailOptions['rateLimits']): EmailProvider['rateLimits'] {

@@ -1,4 +1,5 @@
 import type { Strategy } from 'passport'
+import type { VerificationStore } from './verification-store'
 
 /** What every configured provider has; OAuth and e-mail providers add their own parts. */
 export interface ProviderInfo {
@@ -110,6 +111,8 @@ export interface EmailProvider extends ProviderInfo {
   }
   readonly sendVerificationRequest: ((request: VerificationRequest) => void | Promise<void>) | undefined
   readonly normalizeIdentifier: ((address: string) => string) | undefined
+  /** Where links wait to be used; the in-memory default when absent. */
+  readonly store: VerificationStore | undefined
 }
 
 /** Every provider an app can configure. */

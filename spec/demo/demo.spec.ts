@@ -1,6 +1,10 @@
 import { join } from 'node:path'
-import { readSettings } from '../../examples/demo/settings'
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser'
+import { SMTPServer } from 'smtp-server'
+import { readSettings, smtpUrlForDisplay } from '../../examples/demo/settings'
 import { Browser } from '../support/browser'
+import { CookieJar } from '../support/cookie-jar'
+import { forms, type Form } from '../support/forms'
 import { freePort, startProcess, type Started } from '../support/process'
 
 const root = join(__dirname, '../..')
@@ -22,6 +26,57 @@ async function freePortPair(): Promise<number> {
 /** The `href`s of a page, in order. */
 const hrefs = (html: string) => [...html.matchAll(/\bhref="([^"]*)"/g)].map((match) => match[1])
 
+const literal = (text: string) => text.replace(/[$()*+.?[\\\]^{|}]/g, '\\$&')
+
+/** The whole line the demo's development mail transport prints for `address`; the link is its group 1. */
+const printedLink = (address: string) =>
+  new RegExp(
+    `^demo \\(development mail transport, nothing was sent\\): sign-in link for ${literal(address)}: (\\S+)\n`,
+    'm',
+  )
+
+/** Polls until `find` has an answer (the demo's output arrives through a pipe). */
+async function eventually<T>(find: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = find()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** The sign-in page's forms: the OAuth button's, then the e-mail form under it. */
+async function signInPageForms(jar: CookieJar, base: string): Promise<Form[]> {
+  const page = await jar.fetch(`${base}/signin`)
+  expect(page.status).toBe(200)
+  return forms(await page.text())
+}
+
+/** Types `address` into the sign-in page's e-mail form and submits it: the service's answer. */
+async function requestLink(jar: CookieJar, base: string, address: string): Promise<Response> {
+  const emailForm = (await signInPageForms(jar, base)).find((form) => 'email' in form.fields)
+  if (!emailForm) throw new Error('the sign-in page has no e-mail form')
+  return jar.fetch(emailForm.action, {
+    method: 'POST',
+    body: new URLSearchParams({ ...emailForm.fields, email: address }),
+  })
+}
+
+/**
+ * Opens the link from the mail (a top-level navigation from another site), then presses the
+ * confirm page's button: the service's last answer.
+ */
+async function openLink(jar: CookieJar, link: string, address: string): Promise<Response> {
+  const page = await jar.fetch(link, {}, { crossSite: true })
+  expect(page.status).toBe(200)
+  const html = await page.text()
+  expect(html).toContain(`Continue signing in as ${address}`)
+  const [confirm] = forms(html)
+  expect(confirm).toMatchObject({ method: 'post', action: link.slice(0, link.indexOf('?')), buttons: ['Sign in'] })
+  return jar.fetch(confirm!.action, { method: 'POST', body: new URLSearchParams(confirm!.fields) })
+}
+
 describe('the demo app (npm start)', () => {
   let demo: Started
   let port: number
@@ -30,7 +85,7 @@ describe('the demo app (npm start)', () => {
     port = await freePortPair()
     demo = await startProcess('npm', ['start'], {
       cwd: root,
-      env: { PORT: String(port), SERVICE_AUTH_SECRET: '' },
+      env: { PORT: String(port), SERVICE_AUTH_SECRET: '', SMTP_URL: '', EMAIL_FROM: '' },
       ready: /listening on/,
       timeoutMs: 90_000,
     })
@@ -70,6 +125,44 @@ describe('the demo app (npm start)', () => {
     expect(await (await browser.jar.fetch(`${origin}/`)).text()).toMatch(/You are not signed in/)
   })
 
+  it('signs a newcomer in by e-mail from the sign-in page, the link printed by its development mail transport', async () => {
+    const origin = `http://localhost:${port}`
+    const base = `${origin}/api/auth`
+    const jar = new CookieJar()
+    const [oauthForm, emailForm, ...none] = await signInPageForms(jar, base)
+    expect(none).toEqual([])
+    expect(oauthForm).toMatchObject({ action: `${base}/signin/oidc`, buttons: ['Sign in with Demo'] })
+    expect(emailForm).toMatchObject({ method: 'post', action: `${base}/signin/email`, buttons: ['Sign in with Email'] })
+    expect(Object.keys(emailForm!.fields)).toEqual(['csrfToken', 'callbackUrl', 'email'])
+
+    const sent = await requestLink(jar, base, 'someone@example.com')
+    expect(sent.status).toBe(302)
+    expect(sent.headers.get('location')).toBe(`${base}/verify-request?provider=email&type=email`)
+    const link = await eventually(
+      () => printedLink('someone@example.com').exec(demo.output())?.[1],
+      'sign-in link on the console',
+    )
+    expect(link).toMatch(
+      new RegExp(`^${literal(base)}/callback/email\\?token=[\\w-]{20,}&email=someone%40example\\.com&`),
+    )
+
+    const confirmed = await openLink(jar, link, 'someone@example.com')
+    expect(confirmed.status).toBe(302)
+    expect(confirmed.headers.get('location')).toBe(`${origin}/`)
+    const home = await (await jar.fetch(`${origin}/`)).text()
+    expect(home).toContain('Signed in as <strong>someone@example.com</strong>.')
+    expect((await jar.fetch(`${origin}/private`)).status).toBe(200)
+    // The link is spent: opened and confirmed again, it signs nobody in.
+    const again = await openLink(new CookieJar(), link, 'someone@example.com')
+    expect(again.headers.get('location')).toBe(`${base}/error?error=Verification`)
+  })
+
+  it('says at start that without SMTP_URL sign-in links are printed, not sent', () => {
+    expect(demo.output()).toContain(
+      'demo: SMTP_URL is not set; e-mail sign-in links are printed here (development mail transport), not sent\n',
+    )
+  })
+
   it('starts its identity provider on PORT + 1 and explains the demo login', async () => {
     expect(demo.output()).toMatch(
       new RegExp(`embedded identity provider at http://127.0.0.1:${port + 1} \\(user "alice", any password\\)`),
@@ -104,7 +197,7 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
     base = `${origin}/myapp/api/authentication`
     demo = await startProcess('node', ['dist/examples/demo/server.js'], {
       cwd: root,
-      env: { PORT: String(port), SERVICE_AUTH_URL: base, SERVICE_AUTH_SECRET: '' },
+      env: { PORT: String(port), SERVICE_AUTH_URL: base, SERVICE_AUTH_SECRET: '', SMTP_URL: '' },
       ready: /listening on/,
       timeoutMs: 20_000,
     })
@@ -130,6 +223,13 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
         type: 'oauth',
         signinUrl: `${base}/signin/oidc`,
         callbackUrl: `${base}/callback/oidc`,
+      },
+      email: {
+        id: 'email',
+        name: 'Email',
+        type: 'email',
+        signinUrl: `${base}/signin/email`,
+        callbackUrl: `${base}/callback/email`,
       },
     })
   })
@@ -181,6 +281,91 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
   })
 })
 
+describe('the demo app sending its sign-in mails through SMTP_URL', () => {
+  // The built server, as above; an SMTP server on loopback that keeps every mail it accepts.
+  let demo: Started
+  let smtp: SMTPServer
+  let smtpPort: number
+  let origin: string
+  let port: number
+  const mails: ParsedMail[] = []
+
+  beforeAll(async () => {
+    smtpPort = await freePort()
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      disableReverseLookup: true,
+      logger: false,
+      closeTimeout: 200,
+      onData(stream, _session, callback) {
+        // Kept before the server answers 250: once the demo's sendMail resolves, the mail is here.
+        simpleParser(stream).then(
+          (mail) => {
+            mails.push(mail)
+            callback()
+          },
+          (error: Error) => callback(error),
+        )
+      },
+    })
+    await new Promise<void>((resolve, reject) => {
+      smtp.once('error', reject)
+      smtp.listen(smtpPort, '127.0.0.1', () => resolve())
+    })
+    port = await freePortPair()
+    origin = `http://localhost:${port}`
+    demo = await startProcess('node', ['dist/examples/demo/server.js'], {
+      cwd: root,
+      env: {
+        PORT: String(port),
+        SERVICE_AUTH_SECRET: '',
+        SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+        EMAIL_FROM: 'Demo <demo@example.com>',
+      },
+      ready: /listening on/,
+      timeoutMs: 20_000,
+    })
+  }, 30_000)
+
+  afterAll(async () => {
+    await demo?.stop()
+    await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()))
+  })
+
+  it('mails the link from EMAIL_FROM to the address, and prints neither the link nor the address', async () => {
+    const base = `${origin}/api/auth`
+    const jar = new CookieJar()
+    const sent = await requestLink(jar, base, 'someone@example.com')
+    expect(sent.status).toBe(302)
+    expect(sent.headers.get('location')).toBe(`${base}/verify-request?provider=email&type=email`)
+
+    expect(mails).toHaveLength(1)
+    const [mail] = mails
+    const addresses = (field: AddressObject | AddressObject[] | undefined) =>
+      [field ?? []].flat().flatMap((group) => group.value.map(({ name, address }) => ({ name, address })))
+    expect(mail!.subject).toBe(`Sign in to localhost:${port}`)
+    expect(addresses(mail!.from)).toEqual([{ name: 'Demo', address: 'demo@example.com' }])
+    expect(addresses(mail!.to)).toEqual([{ name: '', address: 'someone@example.com' }])
+    const link = new RegExp(`^${literal(base)}/callback/email\\?\\S+$`, 'm').exec(mail!.text ?? '')?.[0]
+    expect(link).toBeDefined()
+
+    // The link from the mail signs in.
+    const confirmed = await openLink(jar, link!, 'someone@example.com')
+    expect(confirmed.headers.get('location')).toBe(`${origin}/`)
+    expect(await (await jar.fetch(`${origin}/`)).text()).toContain('Signed in as <strong>someone@example.com</strong>.')
+
+    // Several round trips later, anything the demo printed for that mail would have arrived.
+    const output = demo.output()
+    expect(output).toContain(
+      `demo: sign-in mails go through smtp://127.0.0.1:${smtpPort} from Demo <demo@example.com>\n`,
+    )
+    expect(output).not.toMatch(/development mail transport/)
+    expect(output).not.toContain(new URL(link!).searchParams.get('token')!)
+    expect(output).not.toContain('someone@example.com')
+  })
+})
+
 describe("the demo's settings", () => {
   it('reads the service URL and base path from SERVICE_AUTH_URL as the package does (no trailing slash, /api/auth when it has no path)', () => {
     expect(readSettings({ PORT: '4000' })).toMatchObject({
@@ -195,6 +380,66 @@ describe("the demo's settings", () => {
       url: 'http://localhost:3000/api/auth',
       basePath: '/api/auth',
     })
+  })
+
+  it('reads SMTP_URL (none: links go to the console) and EMAIL_FROM (auth@localhost by default)', () => {
+    expect(readSettings({})).toMatchObject({ smtpUrl: null, emailFrom: 'auth@localhost' })
+    expect(readSettings({ SMTP_URL: '', EMAIL_FROM: '' })).toMatchObject({ smtpUrl: null, emailFrom: 'auth@localhost' })
+    expect(
+      readSettings({ SMTP_URL: 'smtps://user:secret@smtp.example.com:465', EMAIL_FROM: 'Demo <demo@example.com>' }),
+    ).toMatchObject({ smtpUrl: 'smtps://user:secret@smtp.example.com:465', emailFrom: 'Demo <demo@example.com>' })
+    expect(readSettings({ SMTP_URL: 'SMTP://LocalHost:2525' })).toMatchObject({ smtpUrl: 'SMTP://LocalHost:2525' })
+  })
+
+  it('shows SMTP_URL on the console without its credentials or options', () => {
+    expect(smtpUrlForDisplay('smtps://user:secret@smtp.example.com:465/?pool=true')).toBe(
+      'smtps://smtp.example.com:465/',
+    )
+    expect(smtpUrlForDisplay('smtp://127.0.0.1:2525')).toBe('smtp://127.0.0.1:2525')
+  })
+
+  it.each([
+    [
+      'SMTP_URL',
+      'an http(s) URL',
+      'https://user:secret@mail.example.com',
+      /SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL such as smtp:\/\/localhost:25[^\n]*; got a URL starting with "https:"/,
+    ],
+    [
+      'SMTP_URL',
+      'not a URL',
+      'secret@mail.example.com',
+      /SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL[^\n]*; got something that is not a URL/,
+    ],
+    [
+      'SMTP_URL',
+      'without a host',
+      'smtp:secret',
+      /SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL[^\n]*; got one without a host/,
+    ],
+    [
+      'EMAIL_FROM',
+      'two lines',
+      'demo@example.com\r\nBcc: secret@example.com',
+      /EMAIL_FROM must be the sender on one line/,
+    ],
+  ])('stops with a message naming %s when it is %s, without repeating it', async (name, _case, value, message) => {
+    const port = await freePort()
+    const stopped = startProcess('node', ['dist/examples/demo/server.js'], {
+      cwd: root,
+      env: { PORT: String(port), [name]: value },
+      ready: /listening on/,
+      timeoutMs: 20_000,
+    })
+    const error = await stopped.then(
+      async (started) => {
+        await started.stop()
+        throw new Error('the demo started')
+      },
+      (failure: Error) => failure.message,
+    )
+    expect(error).toMatch(new RegExp(`^exited with 1[\\s\\S]*${message.source}`))
+    expect(error).not.toContain('secret')
   })
 
   it.each([
