@@ -3,17 +3,9 @@ import request from 'supertest'
 import { auth, ConfigurationError, oidc, type LogEntry } from '../../lib'
 import { resolveConfig } from '../../lib/config'
 import { BASE, SECRET } from '../support/app'
+import { configError } from '../support/config-error'
 
 const valid = { url: BASE, secret: SECRET, logger: false as const }
-const configError = (fn: () => unknown) => {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigurationError)
-    return (error as Error).message
-  }
-  throw new Error('expected a ConfigurationError')
-}
 
 describe('configuration', () => {
   it('applies the documented defaults', () => {

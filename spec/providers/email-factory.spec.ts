@@ -1,19 +1,10 @@
 import request from 'supertest'
-import { ConfigurationError, email, type VerificationRecord, type VerificationStore } from '../../lib'
+import { email, type VerificationRecord, type VerificationStore } from '../../lib'
 import { makeApp } from '../support/app'
+import { configError } from '../support/config-error'
 import { csrfPair } from '../support/csrf'
 
 const SEND = { sendVerificationRequest: () => undefined }
-
-function configError(make: () => unknown): string {
-  try {
-    make()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigurationError)
-    return (error as Error).message
-  }
-  throw new Error('expected a ConfigurationError')
-}
 
 describe('email()', () => {
   it('has the id email, the name Email and the documented defaults', () => {
