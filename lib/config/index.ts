@@ -94,10 +94,17 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     )
   }
 
+  const providers = resolveProviders(options.providers)
+  if (base === null && providers.some((provider) => provider.type === 'email')) {
+    // A link built from a request's Host could point at any site, and the mail would carry the token there.
+    throw new ConfigurationError(
+      "`url` is required with email(): sign-in links are never built from a request's Host or X-Forwarded-Host; set `url: 'https://example.com/api/auth'` or SERVICE_AUTH_URL",
+    )
+  }
   return Object.freeze({
     base,
     secrets: resolveSecrets(options.secret, env),
-    providers: resolveProviders(options.providers),
+    providers,
     session: resolveSession(options.session),
     callbacks: resolveFunctions(options.callbacks, 'callbacks', ['session', 'redirect', 'update', 'signIn']),
     events: resolveFunctions(options.events, 'events', ['signIn', 'signOut', 'session']),

@@ -26,9 +26,14 @@ export function baseFromHeaders(req: Request): BaseUrl {
   return baseUrl(origin, DEFAULT_BASE_PATH)
 }
 
+/**
+ * The header's one value. A list (`evil.example, app.example`, or the header twice) is refused: its
+ * first item is whatever the client sent, and which item the trusted proxy added is not ours to guess.
+ */
 function first(value: string | string[] | undefined): string | undefined {
-  const text = Array.isArray(value) ? value[0] : value
-  return text?.split(',', 1)[0]?.trim() || undefined
+  const text = Array.isArray(value) ? (value.length === 1 ? value[0] : ',') : value
+  if (text?.includes(',')) throw new AuthError('InvalidHost', 'a forwarded header holds a list')
+  return text?.trim() || undefined
 }
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i

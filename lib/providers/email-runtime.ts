@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
 import { keyRing, type KeyRing } from '../crypto/keys'
 import { mac } from '../crypto/mac'
@@ -87,12 +88,35 @@ export async function spendToken(
 }
 
 /** Which limit this request is over ('address' or 'ip'), or null; counts it against each. */
-export async function overLimit(runtime: EmailRuntime, hash: string, ip: string): Promise<'address' | 'ip' | null> {
-  const { limits } = runtime
-  if (!(await consumed(limits.ipPerHour, ip))) return 'ip'
-  if (!(await consumed(limits.addressPerMinute, hash)) || !(await consumed(limits.addressPerHour, hash)))
-    return 'address'
-  return null
+/** Whether this client IP may ask for another link; counts the request. IPv6 clients count by /64. */
+export async function ipWithinLimit(runtime: EmailRuntime, ip: string | undefined): Promise<boolean> {
+  return consumed(runtime.limits.ipPerHour, clientKey(ip))
+}
+
+/**
+ * Whether another link may go to this address; counts it. The address counts case-insensitively:
+ * `Victim@` and `victim@` are one mailbox almost everywhere, and one mailbox has one allowance.
+ */
+export async function addressWithinLimit(runtime: EmailRuntime, identifier: string): Promise<boolean> {
+  const key = addressHash(runtime, identifier.toLowerCase())
+  return (await consumed(runtime.limits.addressPerMinute, key)) && consumed(runtime.limits.addressPerHour, key)
+}
+
+/** One IPv6 host usually holds a whole /64: the limit counts the prefix, not each address in it. */
+function clientKey(ip: string | undefined): string {
+  if (ip === undefined) return 'unknown'
+  if (isIP(ip) !== 6 || ip.startsWith('::ffff:')) return ip
+  const full = expandIPv6(ip)
+  return full === null ? ip : `${full.slice(0, 4).join(':')}::/64`
+}
+
+function expandIPv6(ip: string): string[] | null {
+  const [head = '', tail] = ip.split('%', 1)[0]!.split('::')
+  const left = head === '' ? [] : head.split(':')
+  const right = tail === undefined || tail === '' ? [] : tail.split(':')
+  const missing = 8 - left.length - right.length
+  if (tail === undefined ? left.length !== 8 : missing < 0) return null
+  return [...left, ...Array<string>(Math.max(0, missing)).fill('0'), ...right]
 }
 
 async function consumed(limiter: RateLimiterMemory, key: string): Promise<boolean> {

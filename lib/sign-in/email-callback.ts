@@ -1,9 +1,9 @@
 import type { Context } from '../context'
 import { renderPage } from '../http/page-response'
 import { sendRedirect } from '../http/reply'
-import { MAX_ADDRESS_LENGTH } from '../providers/email-address'
+import { MAX_ADDRESS_LENGTH, normalizeAddress } from '../providers/email-address'
 import { spendToken, type EmailRuntime } from '../providers/email-runtime'
-import { MAX_CALLBACK_URL_LENGTH, safeCallbackUrl } from '../urls/callback-url'
+import { MAX_CALLBACK_URL_LENGTH } from '../urls/callback-url'
 import { providerUrls } from '../urls/provider-urls'
 import { completeSignIn } from './complete'
 
@@ -27,12 +27,24 @@ function linkValues(ctx: Context): { token: string; email: string; callbackUrl: 
  */
 export async function showEmailLink(ctx: Context, runtime: EmailRuntime): Promise<void> {
   if (!runtime.provider.confirm) return spendEmailLink(ctx, runtime)
+  const values = linkValues(ctx)
+  // The page names the address: only one the service could have sent a link to, never free text.
+  if (!values.token || normalizeAddress(values.email) !== values.email) return refuse(ctx)
   renderPage(ctx.res, 200, 'email-confirm', {
     base: ctx.base.href,
     action: providerUrls(ctx.base, runtime.provider.id).callbackUrl,
-    ...linkValues(ctx),
+    ...values,
     csrfToken: ctx.csrfToken(),
   })
+}
+
+function refuse(ctx: Context): void {
+  ctx.svc.log(
+    'warn',
+    'email.verification_failed',
+    'an e-mail link was refused: unknown, expired, already used, or for another address',
+  )
+  sendRedirect(ctx.res, ctx.serviceUrl('/error', { error: 'Verification' }))
 }
 
 /**
@@ -53,22 +65,15 @@ export async function confirmEmailLink(ctx: Context, runtime: EmailRuntime): Pro
 
 /** Spends the link once and signs in; invalid, expired, spent, or for another address: Verification. */
 async function spendEmailLink(ctx: Context, runtime: EmailRuntime): Promise<void> {
-  const { svc } = ctx
-  const { token, email, callbackUrl } = linkValues(ctx)
+  const { token, email } = linkValues(ctx)
   const record = token && email ? await spendToken(runtime, token, email) : null
-  if (!record) {
-    svc.log(
-      'warn',
-      'email.verification_failed',
-      'an e-mail link was refused: unknown, expired, already used, or for another address',
-    )
-    return sendRedirect(ctx.res, ctx.serviceUrl('/error', { error: 'Verification' }))
-  }
+  if (!record) return refuse(ctx)
   const { identifier } = record
   await completeSignIn(ctx, {
     user: { id: identifier, email: identifier, name: null, image: null },
     account: { provider: runtime.provider.id, type: 'email', providerAccountId: identifier },
-    // Validated when the link was made, and again here: the link's query is the user's to change.
-    callbackUrl: safeCallbackUrl(callbackUrl, ctx.base, svc.config.trustedOrigins),
+    // Checked when the link was made, and all over again here (the app's redirect callback
+    // included): the link's query is anyone's to change.
+    callbackUrl: await ctx.callbackTarget(),
   })
 }

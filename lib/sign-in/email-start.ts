@@ -1,7 +1,13 @@
 import type { Context } from '../context'
 import { randomToken } from '../crypto/random'
 import { normalizeAddress } from '../providers/email-address'
-import { addressHash, keepToken, overLimit, type EmailRuntime } from '../providers/email-runtime'
+import {
+  addressHash,
+  addressWithinLimit,
+  ipWithinLimit,
+  keepToken,
+  type EmailRuntime,
+} from '../providers/email-runtime'
 import { sendSignInMail } from '../providers/email-send'
 import type { EmailProvider } from '../providers/types'
 import { safeCallbackUrl } from '../urls/callback-url'
@@ -19,11 +25,15 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
   const { svc } = ctx
   const { provider } = runtime
   const failed = () => ctx.redirect(ctx.serviceUrl('/error', { error: 'EmailSignin' }))
+  const sent = () => ctx.redirect(ctx.serviceUrl('/verify-request', { provider: provider.id, type: 'email' }))
   const identifier = identify(provider, ctx.param('email'))
   if (identifier === null) {
     svc.log('info', 'email.refused', 'a sign-in link was refused: the address is not one plain mailbox')
     return failed()
   }
+  const hash = addressHash(runtime, identifier)
+  // Counted before the app's signIn callback is asked, so that its answers cannot be probed at will.
+  if (!(await ipWithinLimit(runtime, ctx.req.ip))) return limited(ctx, hash, 'ip', sent)
   const user = { id: identifier, email: identifier }
   const account = { provider: provider.id, type: 'email' as const, providerAccountId: identifier }
   const decision = await askSignIn(ctx, { user, account, email: { verificationRequest: true } })
@@ -31,16 +41,7 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
   if (decision.kind === 'redirect')
     return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 
-  const sent = () => ctx.redirect(ctx.serviceUrl('/verify-request', { provider: provider.id, type: 'email' }))
-  const hash = addressHash(runtime, identifier)
-  const over = await overLimit(runtime, hash, ctx.req.ip ?? 'unknown')
-  if (over !== null) {
-    svc.log('warn', 'email.rate_limited', `no sign-in link was sent: over the ${over} limit`, {
-      addressHash: hash,
-      limit: over,
-    })
-    return sent()
-  }
+  if (!(await addressWithinLimit(runtime, identifier))) return limited(ctx, hash, 'address', sent)
   const callbackUrl = await ctx.callbackTarget()
   const token = randomToken(32)
   const expires = Math.floor(Date.now() / 1000) + provider.maxAge
@@ -55,18 +56,41 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
     })
   } catch (error) {
     await runtime.store.remove(key)
-    // The error's own text can name the recipient: only its code goes into the log.
-    const code = (error as { code?: unknown; responseCode?: unknown } | null) ?? {}
-    const detail = [code.code, code.responseCode]
-      .filter((part) => typeof part === 'string' || typeof part === 'number')
-      .join(' ')
-    const why =
-      detail || (error instanceof Error && error.message.includes('no answer within') ? 'no answer in time' : 'failed')
-    svc.log('error', 'email.send_failed', `the sign-in mail could not be sent (${why})`, { addressHash: hash })
+    svc.log('error', 'email.send_failed', `the sign-in mail could not be sent (${sendFailure(error)})`, {
+      addressHash: hash,
+    })
     return failed()
   }
   svc.log('info', 'email.sent', 'a sign-in link was sent', { addressHash: hash })
   sent()
+}
+
+/** Over a limit the answer is the one a sent mail gets: nobody learns anything about the address. */
+function limited(ctx: Context, hash: string, limit: 'ip' | 'address', sent: () => void): void {
+  ctx.svc.log('warn', 'email.rate_limited', `no sign-in link was sent: over the ${limit} limit`, {
+    addressHash: hash,
+    limit,
+  })
+  sent()
+}
+
+/**
+ * What the log may say of a failed send. The error's own text can name the recipient and hold the
+ * link: only a code of the usual shape (nodemailer's `EENVELOPE`, an SMTP reply code) is kept.
+ */
+function sendFailure(error: unknown): string {
+  try {
+    const { code, responseCode } = (error ?? {}) as { code?: unknown; responseCode?: unknown }
+    const parts = [
+      typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,31}$/.test(code) ? code : '',
+      typeof responseCode === 'number' ? String(responseCode) : '',
+    ]
+    const known = parts.filter(Boolean).join(' ')
+    if (known) return known
+    return error instanceof Error && error.message.includes('no answer within') ? 'no answer in time' : 'failed'
+  } catch {
+    return 'failed'
+  }
 }
 
 /** The package's rules, then the app's own (whose answer must pass the package's rules again). */
