@@ -194,7 +194,9 @@ describe('e-mail sign-in', () => {
     }
     // A link without a token is refused at once: there is nothing to confirm.
     for (const bad of ['', null]) {
-      expect(outcome((await openLink(service, browser, withParams(link, { token: bad }))).res)).toEqual(refused(service))
+      expect(outcome((await openLink(service, browser, withParams(link, { token: bad }))).res)).toEqual(
+        refused(service),
+      )
     }
     expect(outcome(await useLink(service, browser, link))).toEqual(signedInTo(`${service.origin}/welcome`))
   })

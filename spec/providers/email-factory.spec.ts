@@ -1,6 +1,6 @@
 import request from 'supertest'
-import { email, type VerificationRecord, type VerificationStore } from '../../lib'
-import { makeApp } from '../support/app'
+import { auth, email, type VerificationRecord, type VerificationStore } from '../../lib'
+import { makeApp, SECRET } from '../support/app'
 import { configError } from '../support/config-error'
 import { csrfPair } from '../support/csrf'
 
@@ -94,5 +94,99 @@ describe('email()', () => {
         message: expect.stringContaining('do not survive a restart'),
       }),
     )
+  })
+
+  it("refuses to start with trustHost and no url: a link must never be built from a request's Host", () => {
+    expect(
+      configError(() =>
+        auth({
+          secret: SECRET,
+          trustHost: true,
+          providers: [email({ from: 'a@example.com', ...SEND })],
+          logger: false,
+        }),
+      ),
+    ).toMatch(/`url` is required with email\(\)/)
+  })
+})
+
+describe('e-mail sign-in limits and links', () => {
+  const start = (options: { signIn?: () => boolean; redirect?: (p: { url: string }) => string } = {}) => {
+    const links: string[] = []
+    const asked: string[] = []
+    const { app, logs } = makeApp({
+      providers: [
+        email({
+          from: 'auth@localhost',
+          rateLimits: { addressPerMinute: 2, ipPerHour: 3 },
+          sendVerificationRequest: ({ url }) => void links.push(url),
+        }),
+      ],
+      callbacks: {
+        signIn: ({ user }) => {
+          asked.push(String(user.email))
+          return options.signIn ? options.signIn() : true
+        },
+        ...(options.redirect ? { redirect: options.redirect } : {}),
+      },
+    })
+    const ask = async (address: string, callbackUrl = '/') => {
+      const { token, cookie } = await csrfPair(app)
+      return request(app)
+        .post('/api/auth/signin/email')
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ csrfToken: token, email: address, callbackUrl })
+    }
+    return { app, logs, links, asked, ask }
+  }
+
+  it('counts the IP limit before the signIn callback is asked, so its answers cannot be probed at will', async () => {
+    const { ask, asked } = start({ signIn: () => false })
+    for (let i = 0; i < 3; i++)
+      expect((await ask(`user${i}@example.com`)).headers.location).toMatch(/error=AccessDenied/)
+    const over = await ask('user9@example.com')
+    expect(over.headers.location).toBe('http://localhost:3000/api/auth/verify-request?provider=email&type=email')
+    expect(asked).toEqual(['user0@example.com', 'user1@example.com', 'user2@example.com'])
+  })
+
+  it('counts one mailbox once, whatever the case of its address', async () => {
+    const { ask, links, logs } = start()
+    for (const address of ['Victim@example.com', 'victim@example.com', 'VICTIM@example.com']) await ask(address)
+    expect(links).toHaveLength(2)
+    expect(logs).toContainEqual(expect.objectContaining({ event: 'email.rate_limited', limit: 'address' }))
+  })
+
+  it("runs the app's redirect callback again when the link is spent (the link's callbackUrl is anyone's to change)", async () => {
+    const { app, ask, links } = start({
+      redirect: ({ url }) => (new URL(url).pathname.startsWith('/admin') ? 'http://localhost:3000/' : url),
+    })
+    await ask('ada@example.com', '/welcome')
+    const link = new URL(links[0]!)
+    link.searchParams.set('callbackUrl', 'http://localhost:3000/admin/secret')
+    const page = await request(app)
+      .get(link.pathname + link.search)
+      .expect(200)
+    const cookie = String(page.headers['set-cookie']).split(';')[0]!
+    const csrfToken = /name="csrfToken" value="([^"]+)"/.exec(page.text)![1]!
+    const fields = Object.fromEntries(link.searchParams)
+    const spent = await request(app)
+      .post('/api/auth/callback/email')
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ ...fields, csrfToken })
+      .expect(302)
+    expect(spent.headers.location).toBe('http://localhost:3000/')
+  })
+
+  it('shows no confirm page for a link whose address is not one the service could have sent to', async () => {
+    const { app, ask, links } = start()
+    await ask('ada@example.com')
+    const link = new URL(links[0]!)
+    link.searchParams.set('email', 'your account is locked, call +1 555 0100')
+    const res = await request(app)
+      .get(link.pathname + link.search)
+      .expect(302)
+    expect(res.headers.location).toBe('http://localhost:3000/api/auth/error?error=Verification')
   })
 })

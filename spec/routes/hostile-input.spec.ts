@@ -78,6 +78,8 @@ describe('with trustHost, a malformed Host', () => {
     await request(app).get('/private').set('Host', host).expect(400)
     if (host !== '')
       await request(app).get('/private').set('X-Forwarded-Host', host).set('Host', 'localhost').expect(400)
+    // A forwarded list: its first item is the client's own, whatever the proxy appended.
+    await request(app).get('/api/auth/providers').set('X-Forwarded-Host', 'evil.example, localhost').expect(400)
     // The host app's own use of getSession: no session, not an exception.
     await request(app).get('/whoami').set('Host', host).expect(200, 'null')
     await new Promise((resolve) => setImmediate(resolve))
