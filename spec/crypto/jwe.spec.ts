@@ -7,6 +7,17 @@ import { ADA, DAY, KEYS, SIGNED_IN_AT, VECTORS, keyFromHex, ringOf } from '../su
 const KEY = keyFromHex(KEYS.session)
 const ring = ringOf(KEY)
 const now = () => Math.floor(Date.now() / 1000)
+const b64 = (value: string | Buffer) => Buffer.from(value).toString('base64url')
+
+/** A compact JWE under KEY with the protected header given, encrypted with node:crypto, not lib/. */
+function sealWithHeader(header: Record<string, unknown>, payload: object, ivLength = 12): string {
+  const protectedHeader = b64(JSON.stringify(header))
+  const iv = randomBytes(ivLength)
+  const cipher = createCipheriv('aes-256-gcm', KEY, iv)
+  cipher.setAAD(Buffer.from(protectedHeader))
+  const body = Buffer.concat([cipher.update(JSON.stringify(payload)), cipher.final()])
+  return [protectedHeader, '', b64(iv), b64(body), b64(cipher.getAuthTag())].join('.')
+}
 
 describe('JWE (dir + A256GCM)', () => {
   it('opens what it seals', () => {
@@ -101,5 +112,55 @@ describe('JWE (dir + A256GCM)', () => {
     expect(open(ring, csrfToken)).toBeNull()
     expect(open(ring, VECTORS.otherSecret)).toBeNull()
     expect(open(ringOf(keyFromHex(KEYS.otherSecretSession)), VECTORS.otherSecret)).toMatchObject({ sub: 'github:1' })
+  })
+
+  it.each([
+    ['the members in another order', { enc: 'A256GCM', alg: 'dir' }],
+    ['a key id', { alg: 'dir', enc: 'A256GCM', kid: 'session-2027' }],
+    ['typ, cty and kid', { typ: 'JWT', cty: 'JWT', alg: 'dir', enc: 'A256GCM', kid: 'k' }],
+  ])('opens a token from another JWE library whose header has %s', (_case, header) => {
+    expect(open(ring, sealWithHeader(header, { sub: 'u1' }))).toEqual({ sub: 'u1' })
+  })
+
+  it.each([
+    ['another key management algorithm', { alg: 'A256KW', enc: 'A256GCM' }],
+    ['another content encryption', { alg: 'dir', enc: 'A128GCM' }],
+    ['no alg', { enc: 'A256GCM' }],
+    ['no enc', { alg: 'dir' }],
+    ['a member it does not know', { alg: 'dir', enc: 'A256GCM', crit: ['exp'] }],
+    ['a JSON array', ['dir', 'A256GCM']],
+  ])('refuses a correctly encrypted token whose header has %s', (_case, header) => {
+    expect(open(ring, sealWithHeader(header as Record<string, unknown>, { sub: 'u1' }))).toBeNull()
+  })
+
+  it('refuses a token whose parts carry base64 padding, though they decode to the same bytes', () => {
+    const [header, , iv, ciphertext, tag] = VECTORS.ada.split('.') as [string, string, string, string, string]
+    expect(open(ring, [header, '', iv, ciphertext, tag].join('.'))).not.toBeNull()
+    expect(open(ring, [header, '', iv, ciphertext, `${tag}==`].join('.'))).toBeNull()
+    expect(open(ring, [header, '', `${iv}=`, ciphertext, tag].join('.'))).toBeNull()
+  })
+
+  it('refuses a token whose authentication tag is cut short (GCM would check the shorter tag)', () => {
+    const [header, , iv, ciphertext, tag] = VECTORS.ada.split('.') as [string, string, string, string, string]
+    const short = b64(Buffer.from(tag, 'base64url').subarray(0, 12))
+    expect(open(ring, [header, '', iv, ciphertext, short].join('.'))).toBeNull()
+  })
+
+  it('refuses a token with an IV other than 96 bits', () => {
+    expect(open(ring, sealWithHeader({ alg: 'dir', enc: 'A256GCM' }, { sub: 'u1' }, 16))).toBeNull()
+  })
+
+  it('opens a token of 64 KiB, and refuses a longer one', () => {
+    const sized = (length: number) => {
+      for (let size = length - 200; size < length; size++) {
+        const token = seal(ring.current, { sub: 'u1', pad: 'p'.repeat(Math.floor((size * 3) / 4)) })
+        if (token.length === length) return token
+      }
+      throw new Error(`no token of ${length} characters`)
+    }
+    expect(open(ring, sized(64 * 1024))).toMatchObject({ sub: 'u1' })
+    const longer = seal(ring.current, { sub: 'u1', pad: 'p'.repeat(49_200) })
+    expect(longer.length).toBeGreaterThan(64 * 1024)
+    expect(open(ring, longer)).toBeNull()
   })
 })

@@ -26,6 +26,6 @@ describe('key derivation (HKDF-SHA256, salt "express-auth-service", info "expres
   })
 
   it('keyRing needs a secret', () => {
-    expect(() => keyRing([], 'session')).toThrow()
+    expect(() => keyRing([], 'session')).toThrow('keyRing needs at least one secret')
   })
 })

@@ -1,5 +1,6 @@
 import { keyRing } from '../../lib/crypto/keys'
 import { createCsrf } from '../../lib/csrf'
+import { mac } from '../../lib/crypto/mac'
 
 describe('signed double-submit CSRF', () => {
   const csrf = createCsrf(keyRing(['c'.repeat(40)], 'csrf'))
@@ -37,5 +38,21 @@ describe('signed double-submit CSRF', () => {
     const before = createCsrf(keyRing(['o'.repeat(40)], 'csrf')).issue()
     const rotated = createCsrf(keyRing(['n'.repeat(40), 'o'.repeat(40)], 'csrf'))
     expect(rotated.verify(before.cookieValue, before.token)).toBe(true)
+  })
+
+  it('refuses a cookie with an empty token, though its MAC is right', () => {
+    const ring = keyRing(['c'.repeat(40)], 'csrf')
+    const cookieValue = `|${mac(ring.current, '')}`
+    expect(csrf.read(cookieValue)).toBeNull()
+    expect(csrf.verify(cookieValue, '')).toBe(false)
+  })
+
+  it('reads a signed cookie of up to 256 characters, and nothing longer', () => {
+    const exact = csrf.resign('t'.repeat(256 - 44))
+    expect(exact.cookieValue).toHaveLength(256)
+    expect(csrf.verify(exact.cookieValue, exact.token)).toBe(true)
+    const longer = csrf.resign('t'.repeat(256 - 43))
+    expect(csrf.read(longer.cookieValue)).toBeNull()
+    expect(csrf.verify(longer.cookieValue, longer.token)).toBe(false)
   })
 })

@@ -4,6 +4,7 @@ import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type JWK
 import { verifyJws, type Jwk } from '../../lib/crypto/jws'
 import { verifyIdToken } from '../../lib/providers/id-token'
 import { jwksCache } from '../../lib/providers/oidc-discovery'
+import { restoreClock, useClock } from '../support/clock'
 
 const ISSUER = 'https://idp.example.com'
 const CLIENT = 'the-app'
@@ -99,6 +100,22 @@ describe('verifyIdToken', () => {
     })
   })
 
+  it('accepts a token that expired exactly 60 s ago (the skew), and refuses it a second later', async () => {
+    const at = 1_800_000_000
+    useClock(at)
+    try {
+      const token = await idToken(rs256, { iat: at - 600, exp: at - 60 })
+      await expect(verifyIdToken(token, EXPECTED, jwks)).resolves.toMatchObject({ ok: true })
+      useClock(at + 1)
+      await expect(verifyIdToken(token, EXPECTED, jwks)).resolves.toEqual({
+        ok: false,
+        reason: 'the ID token has expired',
+      })
+    } finally {
+      restoreClock()
+    }
+  })
+
   const refusals: Array<[string, Record<string, unknown>, RegExp]> = [
     ['issued by another issuer', { iss: 'https://evil.example.com' }, /another issuer/],
     ['for another client', { aud: 'other-app' }, /another client/],
@@ -169,6 +186,12 @@ describe('the issuer key cache', () => {
       expect(rotating.served.fetches).toBe(3)
       await expect(verifyIdToken(await idToken(next), EXPECTED, cache)).resolves.toMatchObject({ ok: true })
       await expect(verifyIdToken(await idToken(rs256), EXPECTED, cache)).resolves.toMatchObject({ ok: true })
+      expect(rotating.served.fetches).toBe(3)
+
+      // Nor does a token that names no key: it is checked against the keys the cache has.
+      await expect(verifyIdToken(await idToken(rs256, {}, { kid: undefined }), EXPECTED, cache)).resolves.toMatchObject(
+        { ok: true },
+      )
       expect(rotating.served.fetches).toBe(3)
 
       // A forged token naming a key the set has does not make the cache fetch again.

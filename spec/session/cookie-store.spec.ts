@@ -1,4 +1,4 @@
-import { decodeProtectedHeader, jwtDecrypt } from 'jose'
+import { CompactEncrypt, decodeProtectedHeader, jwtDecrypt } from 'jose'
 import type { SessionRecord } from '../../lib/config/types'
 import type { KeyRing } from '../../lib/crypto/keys'
 import { cookieStore } from '../../lib/session/cookie-store'
@@ -70,6 +70,21 @@ describe('the cookie store', () => {
         userId: 'github:1',
         user: ADA,
       })
+    })
+
+    it.each([
+      ['an empty sub', { sub: '' }],
+      ['a string exp', { exp: String(SIGNED_IN_AT + DAY) }],
+      ['a string iat', { iat: String(SIGNED_IN_AT) }],
+      ['no sub', { sub: undefined }],
+    ])('answers null for a token (sealed by jose) with %s', async (_case, changed) => {
+      const claims = { sub: 'github:1', user: ADA, iat: SIGNED_IN_AT, exp: SIGNED_IN_AT + DAY, auth_time: SIGNED_IN_AT }
+      const sealed = (payload: object) =>
+        new CompactEncrypt(Buffer.from(JSON.stringify(payload)))
+          .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
+          .encrypt(KEY)
+      expect(await read(await sealed({ ...claims, ...changed }), VALID_AT)).toBeNull()
+      expect(await read(await sealed(claims), VALID_AT)).toMatchObject({ userId: 'github:1' })
     })
 
     it('answers null for a user of the wrong shape', async () => {

@@ -196,6 +196,28 @@ describe('the session manager', () => {
       })
     })
 
+    it('writes a token of up to 3 cookies of 3800 characters, and refuses a longer one with what to do', async () => {
+      const storeOf = (length: number): SessionStore => ({
+        read: async () => null,
+        write: async () => 't'.repeat(length),
+        remove: async () => {},
+      })
+      const exact = exchange()
+      await createSessionManager(storeOf(3 * CHUNK_LENGTH), TIMING).create(exact.cookie, { userId: 'u', user: {} })
+      expect(setCookies(exact.sent).map((cookie) => cookie.value.length)).toEqual([
+        CHUNK_LENGTH,
+        CHUNK_LENGTH,
+        CHUNK_LENGTH,
+      ])
+      const over = exchange()
+      await expect(
+        createSessionManager(storeOf(3 * CHUNK_LENGTH + 1), TIMING).create(over.cookie, { userId: 'u', user: {} }),
+      ).rejects.toThrow(
+        `a session of ${3 * CHUNK_LENGTH + 1} characters does not fit in 3 cookies of ${CHUNK_LENGTH}: keep less in its data`,
+      )
+      expect(setCookies(over.sent)).toEqual([])
+    })
+
     it('works without a response (nothing to set)', async () => {
       const record = await createSessionManager(spyStore(), TIMING).create(
         { cookies: {}, def: DEF },

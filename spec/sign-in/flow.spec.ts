@@ -1,9 +1,11 @@
+import { CompactEncrypt } from 'jose'
 import { buildCookieSet } from '../../lib/config/cookies'
 import { keyRing } from '../../lib/crypto/keys'
 import {
   beginFlow,
   checkFlow,
   FLOW_LIFETIME,
+  MAX_FLOW_BYTES,
   rebindFlows,
   type Flow,
   type FlowCookies,
@@ -116,6 +118,13 @@ describe('beginFlow and checkFlow', () => {
       },
     ],
     [
+      'at the second it expires',
+      (browser, state) => {
+        setClock(NOW + FLOW_LIFETIME)
+        return browser.check(state)
+      },
+    ],
+    [
       'when its cookie was sealed with another secret',
       (browser, state) => browser.check(state, { keys: flowKeys(NEW_SECRET) }),
     ],
@@ -136,8 +145,27 @@ describe('beginFlow and checkFlow', () => {
     const other = new Browser()
     other.start()
     expect(other.check(state)).toBeNull()
+    expect(other.setCookies).toEqual([])
     expect(other.flowIds()).toHaveLength(1)
   })
+
+  it('refuses a state without a dot before touching the flow cookie its characters would name', () => {
+    const browser = new Browser()
+    const state = browser.start()
+    expect(browser.check(`${idOf(state)}A`)).toBeNull()
+    expect(browser.setCookies).toEqual([])
+    expect(browser.flowIds()).toEqual([idOf(state)])
+  })
+
+  it.each(['a!b', '!ab', 'ab!'])(
+    'refuses a state whose flow id %s is not base64url, even when a cookie of that name exists',
+    (id) => {
+      const browser = new Browser()
+      browser.cookies[`${def.name}.${id}`] = 'planted'
+      expect(browser.check(`${id}.${'A'.repeat(43)}`)).toBeNull()
+      expect(browser.setCookies).toEqual([])
+    },
+  )
 
   const malformed: Array<[string, (state: string) => unknown]> = [
     ['that is not a string', () => 42],
@@ -168,6 +196,86 @@ describe('beginFlow and checkFlow', () => {
     expect(browser.check(states[0])).toBeNull()
   })
 
+  /** The characters a flow with this callbackUrl adds to the request's Cookie header: name, `=` and value. */
+  function cookieSize(callbackUrl: string): number {
+    const browser = new Browser()
+    browser.start({ provider: 'github', callbackUrl })
+    const [name] = Object.keys(browser.cookies) as [string]
+    return name.length + 1 + String(browser.cookies[name]).length
+  }
+
+  /** Two callbackUrls whose flows' cookies add up to `total` characters. */
+  function urlsAddingUpTo(total: number): [string, string] {
+    for (let first = 1300; first < 1310; first++) {
+      const firstUrl = `/${'a'.repeat(first)}`
+      const rest = total - cookieSize(firstUrl)
+      for (let second = 1250; second < 1450; second++) {
+        const secondUrl = `/${'b'.repeat(second)}`
+        if (cookieSize(secondUrl) === rest) return [firstUrl, secondUrl]
+      }
+    }
+    throw new Error(`no two flows of ${total} characters`)
+  }
+
+  it(`keeps an older flow when both flows' cookies take exactly ${MAX_FLOW_BYTES} characters, and drops it past that`, () => {
+    for (const [total, kept] of [
+      [MAX_FLOW_BYTES, true],
+      [MAX_FLOW_BYTES + 1, false],
+    ] as const) {
+      const [older, newer] = urlsAddingUpTo(total)
+      const browser = new Browser()
+      const first = idOf(browser.start({ provider: 'github', callbackUrl: older }))
+      setClock(NOW + 1)
+      const second = idOf(browser.start({ provider: 'github', callbackUrl: newer }))
+      setClock(NOW)
+      expect(browser.flowIds().sort()).toEqual((kept ? [first, second] : [second]).sort())
+    }
+  })
+
+  it('clears up to 8 flow cookies that do not open when a flow starts, and leaves any beyond 8 alone', () => {
+    for (const [count, cleared] of [
+      [8, 8],
+      [9, 8],
+    ] as const) {
+      const browser = new Browser()
+      for (let index = 0; index < count; index++) browser.cookies[`${def.name}.stale${index}`] = 'not-a-sealed-flow'
+      browser.start()
+      expect(browser.setCookies.filter((line) => /^[^=]+\.stale\d=; .*Max-Age=0/.test(line))).toHaveLength(cleared)
+    }
+  })
+
+  /** A flow cookie sealed (by jose) under the flow key: what `beginFlow` writes, with `fields` changed. */
+  async function sealedFlow(fields: Record<string, unknown>): Promise<string> {
+    const claims = { p: 'github', r: 'r', s: 's', u: '/', exp: NOW + 600, ...fields }
+    return new CompactEncrypt(Buffer.from(JSON.stringify(claims)))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
+      .encrypt(keys.seal.current)
+  }
+
+  it.each([
+    ['a number for the provider', { p: 1 }],
+    ['a number for r', { r: 1 }],
+    ['a number for the state MAC', { s: 1 }],
+    ['a number for the callbackUrl', { u: 1 }],
+    ['a string for exp', { exp: String(NOW + 600) }],
+    ['no exp', { exp: undefined }],
+    ['a number for the re-binding MAC', { b: 1 }],
+    ['an object for the verifier', { v: {} }],
+    ['a number for the nonce', { n: 1 }],
+  ])('clears a flow cookie sealed with %s when a flow starts', async (_case, fields) => {
+    const browser = new Browser()
+    browser.cookies[`${def.name}.other`] = await sealedFlow(fields)
+    browser.start()
+    expect(browser.flowIds()).not.toContain('other')
+  })
+
+  it('keeps a well-formed flow cookie of another tab when a flow starts', async () => {
+    const browser = new Browser()
+    browser.cookies[`${def.name}.other`] = await sealedFlow({ b: 'b', v: 'v', n: 'n' })
+    browser.start()
+    expect(browser.flowIds()).toContain('other')
+  })
+
   it('still checks a flow one second before it expires', () => {
     const browser = new Browser()
     const state = browser.start()
@@ -196,8 +304,13 @@ describe('rebindFlows', () => {
     const browser = new Browser()
     const tab1 = browser.start()
     const tab2 = browser.start({ ...FLOW, provider: 'gitlab' })
+    setClock(NOW + 100)
     expect(signInInTab1(browser, tab1)).toMatchObject({ id: idOf(tab1) })
     expect(browser.flowIds()).toEqual([idOf(tab2)])
+    // Set again for the rest of its 15 minutes, not longer.
+    expect(browser.setCookies.filter((line) => line.startsWith(`${def.name}.${idOf(tab2)}=`))).toEqual([
+      expect.stringContaining(`Max-Age=${FLOW_LIFETIME - 100};`),
+    ])
     expect(browser.check(tab2, { provider: 'gitlab', csrf: 'the-new-csrf-token' })).toEqual({
       ...FLOW,
       provider: 'gitlab',

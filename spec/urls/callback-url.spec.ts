@@ -1,4 +1,4 @@
-import { safeCallbackUrl } from '../../lib/urls/callback-url'
+import { chooseCallbackUrl, MAX_CALLBACK_URL_LENGTH, safeCallbackUrl } from '../../lib/urls/callback-url'
 import { baseUrl } from '../../lib/config/url'
 
 const base = baseUrl('https://app.example.com', '/api/auth')
@@ -13,6 +13,11 @@ describe('callbackUrl validation', () => {
     ['https://app.example.com/x', 'https://app.example.com/x'],
     ['https://admin.example.com/y', 'https://admin.example.com/y'],
     ['HTTPS://APP.EXAMPLE.COM/z', 'https://app.example.com/z'],
+    ['/a//', 'https://app.example.com/a//'],
+    [
+      `${ORIGIN}${'a'.repeat(MAX_CALLBACK_URL_LENGTH - ORIGIN.length)}`,
+      `${ORIGIN}${'a'.repeat(MAX_CALLBACK_URL_LENGTH - ORIGIN.length)}`,
+    ],
   ])('keeps %s', (value, expected) => {
     expect(check(value)).toBe(expected)
   })
@@ -23,11 +28,15 @@ describe('callbackUrl validation', () => {
     'https://app.example.com.evil.example/',
     '//evil.example/',
     '///evil.example',
+    '//admin.example.com/y',
+    '//app.example.com/x',
     '/\\evil.example',
     '\\\\evil.example',
     '/\t/evil.example',
     'https://user:pw@app.example.com/',
     'https://app.example.com@evil.example/',
+    'https://user@app.example.com/',
+    'https://:pw@app.example.com/',
     'javascript:alert(1)',
     'data:text/html,x',
     'http:evil.example',
@@ -35,6 +44,9 @@ describe('callbackUrl validation', () => {
     '',
     ' ',
     'x'.repeat(3000),
+    `${ORIGIN}${'a'.repeat(MAX_CALLBACK_URL_LENGTH - ORIGIN.length + 1)}`,
+    // Over the limit as sent, though it resolves to a short URL on the origin.
+    `/${'./'.repeat(MAX_CALLBACK_URL_LENGTH)}x`,
     undefined,
     null,
     42,
@@ -46,5 +58,16 @@ describe('callbackUrl validation', () => {
 
   it('keeps an encoded "//" as a path on the origin, where it cannot leave the site', () => {
     expect(check('%2F%2Fevil.example')).toBe('https://app.example.com/%2F%2Fevil.example')
+  })
+
+  it('logs a refused callbackUrl once, without the URL itself', async () => {
+    const log = jest.fn()
+    expect(await chooseCallbackUrl('https://evil.example/', base, trusted, undefined, log)).toBe(ORIGIN)
+    expect(log).toHaveBeenCalledWith(
+      'info',
+      'redirect.rejected',
+      'a callbackUrl outside the trusted origins was replaced by the site origin',
+    )
+    expect(JSON.stringify(log.mock.calls)).not.toContain('evil')
   })
 })
