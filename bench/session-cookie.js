@@ -3,6 +3,7 @@ const { keyRing } = require('../dist/lib/crypto/keys')
 const { cookieStore } = require('../dist/lib/session/cookie-store')
 const { createSessionManager } = require('../dist/lib/session/manager')
 const { buildCookieSet } = require('../dist/lib/config/cookies')
+const { memoryState } = require('../dist/lib/store/memory')
 
 exports.sessionCookie = async (secret) => {
   const headers = {}
@@ -12,11 +13,11 @@ exports.sessionCookie = async (secret) => {
       headers[n] = v
     },
   }
-  const manager = createSessionManager(cookieStore(keyRing([secret], 'session')), {
-    maxAge: 86400,
-    updateAge: 86400,
-    maxLifetime: 86400,
-  })
+  const manager = createSessionManager(
+    cookieStore(keyRing([secret], 'session')),
+    { maxAge: 86400, updateAge: 86400, maxLifetime: 86400 },
+    memoryState(86400).revocations,
+  )
   const def = buildCookieSet(false, {}, false).sessionToken
   await manager.create(
     { cookies: {}, def, res },

@@ -1,5 +1,5 @@
 import type { Router } from 'express'
-import { resolveConfig } from './config'
+import { resolveConfig, type ResolvedConfig } from './config'
 import type { AuthOptions } from './config/types'
 import type { BaseUrl } from './config/url'
 import { keyRing } from './crypto/keys'
@@ -13,7 +13,16 @@ import { createRouter } from './router'
 import { createClientLogLimiter } from './routes/client-log'
 import type { Services } from './services'
 import { cookieStore } from './session/cookie-store'
+import { databaseStore } from './session/database-store'
 import { createSessionManager } from './session/manager'
+import type { SessionStore } from './session/store'
+import { guarded } from './store/guarded'
+import { storeHealth } from './store/health'
+import { memoryState } from './store/memory'
+import { redisRunner, type RedisRunner } from './store/redis'
+import { redisSessionStore } from './store/redis-session-store'
+import { redisState } from './store/redis-state'
+import type { ServerState } from './store/types'
 import { providerUrls } from './urls/provider-urls'
 
 export type AuthRouter = Router & AuthHelpers
@@ -33,22 +42,54 @@ export function auth(options?: AuthOptions): AuthRouter {
     )
   }
   const config = resolveConfig(options)
-  const sessions = createSessionManager(cookieStore(keyRing(config.secrets, 'session')), config.session)
+  const { state, redis } = serverState(config)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
-    sessions,
+    sessions: createSessionManager(sessionStore(config, state, redis), config.session, state.revocations),
     log: config.log,
     providersJson: providersJsonFor(config.providers),
     oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
-    email: createEmailRuntime(config.providers, config.secrets, config.log),
-    clientLogLimiter: createClientLogLimiter(),
+    email: createEmailRuntime(config.providers, config.secrets, config.log, state, redis),
+    clientLogLimiter: createClientLogLimiter(state),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),
       state: keyRing(config.secrets, 'oauth-state'),
     }),
   })
   return Object.assign(createRouter(svc), createHelpers(svc))
+}
+
+/** In Redis when `redis` is set (shared by every instance), else in this process's memory. */
+function serverState(config: ResolvedConfig): { state: ServerState; redis: RedisRunner | null } {
+  if (!config.redis) return { state: memoryState(config.session.maxLifetime), redis: null }
+  const { client, prefix } = config.redis
+  const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'))
+  return { state: redisState(redis, config.session), redis }
+}
+
+function sessionStore(config: ResolvedConfig, state: ServerState, redis: RedisRunner | null): SessionStore {
+  const { strategy, store, maxLifetime } = config.session
+  if (strategy === 'cookie') return cookieStore(keyRing(config.secrets, 'session'))
+  if (store === null && redis) {
+    // Redis's own store: its calls get the same readiness check and deadline as every other command.
+    const own = redisSessionStore(redis.client, { prefix: redis.key('sess', '') })
+    return databaseStore({
+      store: own,
+      index: state.sessionIndex,
+      indexed: true,
+      call: (work) => redis.run(work),
+      maxLifetime,
+    })
+  }
+  const health = storeHealth(config.log, 'The session store')
+  return databaseStore({
+    store: store!,
+    index: state.sessionIndex,
+    indexed: state.shared,
+    call: (work) => guarded(work, config.storeTimeout, health),
+    maxLifetime,
+  })
 }
 
 /** The `GET /providers` body, serialised once per service URL (one URL unless `trustHost`). */

@@ -32,6 +32,7 @@ export type HttpErrorCode =
   | 'InvalidHost'
   | 'RequestTimeout'
   | 'TooManyRequests'
+  | 'ServiceUnavailable'
 
 const STATUS: ReadonlyMap<string, number> = new Map(
   Object.entries({
@@ -58,6 +59,7 @@ const STATUS: ReadonlyMap<string, number> = new Map(
     InvalidHost: 400,
     RequestTimeout: 408,
     TooManyRequests: 429,
+    ServiceUnavailable: 503,
   } satisfies Record<AuthErrorCode, number>),
 )
 

@@ -2,15 +2,19 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session } from './config/types'
 import { serviceFor } from './http/base'
 import { readCookies } from './http/cookies'
-import { AuthError } from './errors'
+import { AuthError, isAuthError } from './errors'
 import { prefersJson, sendError } from './http/error-response'
 import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
 import { clientSession } from './session/shape'
+import { userForLog } from './providers/email-runtime'
 
 /** The host app's helpers, carried by the router `auth()` returns. */
 export interface AuthHelpers {
-  /** The signed-in user's session object (as `GET /session` shows it), or null. */
+  /**
+   * The signed-in user's session object (as `GET /session` shows it), or null. Rejects with a
+   * `ServiceUnavailable` AuthError when the session store (Redis) does not answer.
+   */
   getSession(req: Request): Promise<Session | null>
   /**
    * Middleware for pages and APIs that need a signed-in user. With a session it goes on and leaves
@@ -18,6 +22,12 @@ export interface AuthHelpers {
    * JSON, else `302` to the sign-in page with `callbackUrl` (this page) and `error=SessionRequired`.
    */
   requireAuth(): RequestHandler
+  /**
+   * Ends every session of a user, on every instance: database sessions are deleted at once; cookie
+   * sessions are refused from now on (on other instances within `session.revocationDelay`).
+   * Rejects with a `ServiceUnavailable` AuthError when the store does not answer.
+   */
+  revokeSessions(userId: string): Promise<void>
 }
 
 export function createHelpers(svc: Services): AuthHelpers {
@@ -47,6 +57,10 @@ export function createHelpers(svc: Services): AuthHelpers {
     try {
       session = await getSession(req)
     } catch (error) {
+      // The store does not answer: a 503 of ours (the page or `{"error":"ServiceUnavailable"}`),
+      // not a 500 of the app's; anything else is the app's own error (its session callback's).
+      if (isAuthError(error) && error.code === 'ServiceUnavailable')
+        return sendError(req, res, error, config.base?.href)
       return next(error)
     }
     if (session) {
@@ -70,5 +84,17 @@ export function createHelpers(svc: Services): AuthHelpers {
     }
   }
 
-  return Object.freeze({ getSession, requireAuth })
+  async function revokeSessions(userId: string): Promise<void> {
+    if (typeof userId !== 'string' || userId === '')
+      throw new TypeError('revokeSessions(userId) takes the user id of a session (SessionRecord.userId)')
+    await svc.sessions.revokeAll(userId)
+    svc.log(
+      'info',
+      'signout.everywhere',
+      'every session of a user was revoked by the app',
+      userForLog(svc.email, userId),
+    )
+  }
+
+  return Object.freeze({ getSession, requireAuth, revokeSessions })
 }

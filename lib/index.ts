@@ -4,6 +4,9 @@ export type { AuthHelpers } from './helpers'
 export { oauth2, oidc, passportStrategy } from './providers/factories'
 export { email, type EmailOptions } from './providers/email'
 export type { VerificationRecord, VerificationStore } from './providers/verification-store'
+export { redisSessionStore, type RedisSessionStoreOptions } from './store/redis-session-store'
+export type { RedisClient } from './store/redis'
+export type { ExpressSessionStore } from './store/session-store'
 export type {
   EmailProvider,
   MailTransport,

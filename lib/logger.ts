@@ -20,6 +20,9 @@ export type LogEvent =
   | 'email.rate_limited'
   | 'email.send_failed'
   | 'email.verification_failed'
+  | 'store.unavailable'
+  | 'store.recovered'
+  | 'signout.everywhere'
 
 export interface LogEntry {
   level: LogLevel

@@ -5,6 +5,7 @@ import { serviceFor } from './http/base'
 import { readBody } from './http/body'
 import { readCookies } from './http/cookies'
 import { sendError } from './http/error-response'
+import { sendJson } from './http/reply'
 import { relativePath } from './http/mount'
 import { Context, type Handler } from './context'
 import type { Services } from './services'
@@ -116,7 +117,14 @@ async function dispatch(
     })
     return (route.csrf ?? invalidCsrf.badRequest)(ctx)
   }
-  await handler(ctx)
+  try {
+    await handler(ctx)
+  } catch (error) {
+    // The client asked for `{"url"}` (the NextAuth client's signIn and signOut): it gets the error
+    // page's URL with the error's status, not a page it cannot read as JSON.
+    if (!json || !isAuthError(error) || error.code === 'Configuration' || res.headersSent) throw error
+    sendJson(res, error.status, JSON.stringify({ url: ctx.serviceUrl('/error', { error: error.code }) }))
+  }
 }
 
 function decodeSegment(segment: string): string {

@@ -1,4 +1,3 @@
-import type { RateLimiterMemory } from 'rate-limiter-flexible'
 import type { ResolvedConfig } from './config'
 import type { BaseUrl } from './config/url'
 import type { Csrf } from './csrf'
@@ -6,6 +5,7 @@ import type { Log } from './logger'
 import type { EmailRuntime } from './providers/email-runtime'
 import type { OAuthRegistry } from './providers/registry'
 import type { SessionManager } from './session/manager'
+import type { Limiter } from './store/types'
 import type { FlowKeys } from './sign-in/flow'
 
 /** Everything `auth()` builds once (lib/auth.ts) and the request handlers share. */
@@ -21,5 +21,5 @@ export interface Services {
   readonly email: EmailRuntime | null
   readonly flowKeys: FlowKeys
   /** Counts `POST /_log` entries per client IP. */
-  readonly clientLogLimiter: RateLimiterMemory
+  readonly clientLogLimiter: Limiter
 }

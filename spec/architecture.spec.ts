@@ -21,6 +21,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['pages'],
   ['config'],
   ['urls'],
+  ['store'],
   ['crypto'],
   ['errors', 'logger'],
   ['util'],

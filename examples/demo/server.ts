@@ -1,8 +1,9 @@
 import express from 'express'
+import Redis from 'ioredis'
 import { auth, email, oidc, type Session, type VerificationRequest } from '../../lib'
 import { startEmbeddedIdp } from './identity-provider'
 import { homePage, privatePage } from './pages'
-import { readSettings, smtpUrlForDisplay } from './settings'
+import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
 
 /**
  * The demo behind `npm start`: an Express app with the auth service mounted at the path of
@@ -21,9 +22,13 @@ async function main() {
   if (!settings.oidc)
     process.stdout.write(`demo: embedded identity provider at ${issuer.issuer} (user "alice", any password)\n`)
 
+  // With REDIS_URL: one client for the app's lifetime, owned by the app (the package never closes it).
+  const redis = settings.redisUrl ? new Redis(settings.redisUrl) : null
+  redis?.on('error', () => undefined) // the auth service logs an outage once; ioredis would repeat it per retry
   const authRouter = auth({
     url: settings.url,
     secret: settings.secret,
+    ...(redis ? { redis, session: { strategy: 'database' as const } } : {}),
     providers: [
       oidc({
         id: 'oidc',
@@ -44,6 +49,12 @@ async function main() {
       : 'demo: SMTP_URL is not set; e-mail sign-in links are printed here (development mail transport), not sent\n',
   )
 
+  process.stdout.write(
+    settings.redisUrl
+      ? `demo: sessions, sign-in links and rate limits are kept in Redis at ${redisUrlForDisplay(settings.redisUrl)}\n`
+      : 'demo: REDIS_URL is not set; sessions live in encrypted cookies, links and limits in this process\n',
+  )
+
   const app = express()
   // Mounted at the root, the router serves under the base path of SERVICE_AUTH_URL by itself.
   app.use(authRouter)
@@ -57,7 +68,11 @@ async function main() {
   const server = app.listen(settings.port, () => {
     process.stdout.write(`demo: listening on http://localhost:${settings.port} (auth service at ${settings.url})\n`)
   })
-  const stop = () => server.close(() => process.exit(0))
+  const stop = () =>
+    server.close(() => {
+      void redis?.quit()
+      process.exit(0)
+    })
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
 }

@@ -21,6 +21,12 @@ export interface DemoSettings {
   smtpUrl: string | null
   /** The sender of the sign-in mails (EMAIL_FROM, `auth@localhost` by default). */
   emailFrom: string
+  /**
+   * REDIS_URL (redis:// or rediss://, with an optional /database number), else null: sessions
+   * (database strategy), sign-in links and rate limits then live in Redis instead of the cookie and
+   * this process's memory.
+   */
+  redisUrl: string | null
 }
 
 export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
@@ -46,6 +52,7 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
   // It goes into a mail header: one line without control or direction characters, as email() takes it.
   if (emailFrom.length > 320 || /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(emailFrom))
     fail('EMAIL_FROM must be the sender on one line of 320 characters at most, such as "Demo <auth@example.com>"')
+  const redisUrl = env.REDIS_URL ? checkRedisUrl(env.REDIS_URL) : null
   return {
     port,
     url,
@@ -56,7 +63,16 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
     idpPort,
     smtpUrl,
     emailFrom,
+    redisUrl,
   }
+}
+
+/** REDIS_URL as ioredis takes it. The refusal never repeats the value: it may hold a password. */
+function checkRedisUrl(value: string): string {
+  const expected = 'REDIS_URL must be a redis:// or rediss:// URL such as redis://localhost:6379/0'
+  const parsed = serverUrl(value, expected, ['redis:', 'rediss:'])
+  if (!/^\/?\d{0,2}$/.test(parsed.pathname)) fail(`${expected}; the path may only be a database number`)
+  return value
 }
 
 /**
@@ -66,20 +82,34 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
 function checkSmtpUrl(value: string): string {
   const expected =
     'SMTP_URL must be an smtp:// or smtps:// URL such as smtp://localhost:25 or smtps://user:pass@smtp.example.com'
+  serverUrl(value, expected, ['smtp:', 'smtps:'])
+  return value
+}
+
+/** A server's URL with one of `protocols` and a host, else a stop that says `expected` and what was wrong. */
+function serverUrl(value: string, expected: string, protocols: readonly string[]): URL {
   let parsed: URL
   try {
     parsed = new URL(value)
   } catch {
     fail(`${expected}; got something that is not a URL`)
   }
-  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:')
-    fail(`${expected}; got a URL starting with "${parsed.protocol}"`)
+  if (!protocols.includes(parsed.protocol)) fail(`${expected}; got a URL starting with "${parsed.protocol}"`)
   if (!parsed.hostname) fail(`${expected}; got one without a host`)
-  return value
+  return parsed
 }
 
 /** SMTP_URL without its credentials, for the demo's console. */
 export function smtpUrlForDisplay(value: string): string {
+  return withoutCredentials(value)
+}
+
+/** REDIS_URL without its user and password. */
+export function redisUrlForDisplay(value: string): string {
+  return withoutCredentials(value)
+}
+
+function withoutCredentials(value: string): string {
   const url = new URL(value)
   url.username = ''
   url.password = ''

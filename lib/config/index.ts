@@ -5,16 +5,10 @@ import { buildCookieSets, type CookieSet } from './cookies'
 import { parseBaseUrl, type BaseUrl } from './url'
 import type { AuthOptions, Callbacks, Events, Pages } from './types'
 import { isRecord } from '../util/object'
+import type { ExpressSessionStore } from '../store/session-store'
+import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
 import { parseHttpUrl } from '../urls/http-url'
-import {
-  checkFunctions,
-  checkKeys,
-  describe,
-  optionalBoolean,
-  optionalMilliseconds,
-  optionalObject,
-  optionalSeconds,
-} from './validate'
+import { checkFunctions, checkKeys, describe, optionalBoolean, optionalMilliseconds, optionalObject } from './validate'
 
 export interface ResolvedConfig {
   /** Null only with `trustHost` and no `url`: the URL then comes from each request. */
@@ -22,11 +16,19 @@ export interface ResolvedConfig {
   readonly secrets: readonly string[]
   readonly providers: readonly ProviderInfo[]
   readonly session: {
-    readonly strategy: 'cookie'
+    readonly strategy: 'cookie' | 'database'
     readonly maxAge: number
     readonly updateAge: number
     readonly maxLifetime: number
+    /** Strategy 'database' with a store of the app's own; null: Redis's (or the cookie strategy). */
+    readonly store: ExpressSessionStore | null
+    /** Seconds a process caches a user's revocation time. */
+    readonly revocationDelay: number
   }
+  /** Null unless `redis` is set. */
+  readonly redis: ResolvedRedis
+  /** Milliseconds any Redis command or session store call may take (then 503). */
+  readonly storeTimeout: number
   readonly callbacks: Readonly<Callbacks>
   readonly events: Readonly<Events>
   readonly pages: Readonly<Pages>
@@ -57,10 +59,12 @@ const OPTIONS = [
   'bodyLimit',
   'bodyTimeout',
   'providerTimeout',
+  'redis',
+  'redisKeyPrefix',
+  'storeTimeout',
   'dangerouslyAllowInsecureCookies',
 ] as const
 
-const DAY = 24 * 60 * 60
 export const SECRET_MIN_LENGTH = 32
 
 /**
@@ -101,11 +105,21 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
       "`url` is required with email(): sign-in links are never built from a request's Host or X-Forwarded-Host; set `url: 'https://example.com/api/auth'` or SERVICE_AUTH_URL",
     )
   }
+  const redis = resolveRedis(options)
+  const session = resolveSession(options.session, redis !== null)
+  if (session.strategy === 'database' && session.store && !redis) {
+    log(
+      'warn',
+      'config.warning',
+      "each user's list of database sessions (for sign-out everywhere) is kept in this process's memory: with more than one instance, set `redis` as well",
+    )
+  }
   return Object.freeze({
     base,
     secrets: resolveSecrets(options.secret, env),
     providers,
-    session: resolveSession(options.session),
+    session,
+    redis,
     callbacks: resolveFunctions(options.callbacks, 'callbacks', ['session', 'redirect', 'update', 'signIn']),
     events: resolveFunctions(options.events, 'events', ['signIn', 'signOut', 'session']),
     pages: resolvePages(options.pages),
@@ -115,6 +129,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     bodyLimit: resolveBodyLimit(options.bodyLimit),
     bodyTimeout: optionalMilliseconds(options.bodyTimeout, 'bodyTimeout', 10_000),
     providerTimeout: optionalMilliseconds(options.providerTimeout, 'providerTimeout', 10_000),
+    storeTimeout: optionalMilliseconds(options.storeTimeout, 'storeTimeout', 1000),
     log,
   })
 }
@@ -189,26 +204,6 @@ function resolveProviders(value: unknown): readonly ProviderInfo[] {
       return Object.freeze({ ...provider, id, type, name: typeof name === 'string' && name ? name : id })
     }),
   )
-}
-
-function resolveSession(value: unknown) {
-  const session = optionalObject(value, 'session')
-  checkKeys(session, ['strategy', 'maxAge', 'updateAge', 'maxLifetime'], 'session.')
-  if (session.strategy !== undefined && session.strategy !== 'cookie') {
-    throw new ConfigurationError(`\`session.strategy\` must be 'cookie'; got ${describe(session.strategy)}`)
-  }
-  const maxAge = optionalSeconds(session.maxAge, 'session.maxAge', 30 * DAY)
-  const updateAge = optionalSeconds(session.updateAge, 'session.updateAge', Math.min(DAY, maxAge))
-  if (updateAge > maxAge)
-    throw new ConfigurationError(`\`session.updateAge\` (${updateAge}) must not exceed \`session.maxAge\` (${maxAge})`)
-  // Renewal alone would keep a stolen cookie alive for ever: a session ends this long after sign-in.
-  const maxLifetime = optionalSeconds(session.maxLifetime, 'session.maxLifetime', Math.max(30 * DAY, maxAge))
-  if (maxLifetime < maxAge) {
-    throw new ConfigurationError(
-      `\`session.maxLifetime\` (${maxLifetime}) must be at least \`session.maxAge\` (${maxAge}): raise it, or lower maxAge`,
-    )
-  }
-  return Object.freeze({ strategy: 'cookie' as const, maxAge, updateAge, maxLifetime })
 }
 
 function resolveFunctions<T>(value: unknown, option: string, known: readonly string[]): Readonly<T> {

@@ -1,5 +1,7 @@
 import type { Logger } from '../logger'
 import type { Provider } from '../providers/types'
+import type { RedisClient } from '../store/redis'
+import type { ExpressSessionStore } from '../store/session-store'
 
 /** The user as the session and the client see it. */
 export interface SessionUser {
@@ -104,7 +106,19 @@ export interface CookieOverrides {
 }
 
 export interface SessionOptions {
-  strategy?: 'cookie'
+  /**
+   * 'cookie' (default): the whole session, sealed, in the cookie. 'database': a random token in the
+   * cookie and the session in `store` (or in Redis, with `redis` set). See docs/session-stores.md.
+   */
+  strategy?: 'cookie' | 'database'
+  /** With strategy 'database': any express-session compatible store. Default: `redisSessionStore(redis)`. */
+  store?: ExpressSessionStore
+  /**
+   * Seconds another instance may take to see that a user's sessions were revoked (sign-out
+   * everywhere, `revokeSessions`): how long each process caches a user's revocation time. Default 10;
+   * 0 reads Redis on every session read.
+   */
+  revocationDelay?: number
   /** Seconds a session lasts without activity. Default 30 days. */
   maxAge?: number
   /** Seconds after which an active session is renewed. Default 24 hours. */
@@ -139,6 +153,15 @@ export interface AuthOptions {
   bodyTimeout?: number
   /** Milliseconds any request to a provider (discovery, keys, token, userinfo) may take. Default 10000. */
   providerTimeout?: number
+  /**
+   * An ioredis client (or Cluster client) that the app creates and owns. With it, e-mail tokens, rate
+   * limits, revocations and (strategy 'database') sessions live in Redis, shared by every instance.
+   */
+  redis?: RedisClient
+  /** Prepended to every Redis key the package writes. Default 'auth:'. */
+  redisKeyPrefix?: string
+  /** Milliseconds any Redis command (or `session.store` call) may take before the request gets a 503. Default 1000. */
+  storeTimeout?: number
   /** Allows `cookies.*.options.secure: false` on an https service. Never in production. */
   dangerouslyAllowInsecureCookies?: boolean
 }

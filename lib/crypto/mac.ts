@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import type { KeyRing } from './keys'
 
 /**
@@ -27,4 +27,12 @@ export function verifyMac(ring: KeyRing, candidate: string, ...parts: string[]):
   let ok = false
   for (const key of ring.all) ok = safeEqual(mac(key, ...parts), candidate) || ok
   return ok
+}
+
+/**
+ * A plain SHA-256 of a value, base64url: a store key for a random token (whose hash is useless
+ * without the token) or for a user id (stable across secret rotations, which a keyed hash is not).
+ */
+export function digest(value: string): string {
+  return createHash('sha256').update(value).digest('base64url')
 }

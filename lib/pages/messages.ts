@@ -97,6 +97,10 @@ export const en: Messages = {
       message: 'The information sent took too long to arrive. Please try again.',
     },
     TooManyRequests: { heading: 'Too many requests', message: 'Please wait a moment and try again.' },
+    ServiceUnavailable: {
+      heading: 'Service unavailable',
+      message: 'Sign-in is unavailable for a moment. Nothing was changed. Please try again shortly.',
+    },
   },
   verifyRequest: {
     heading: 'Check your email',

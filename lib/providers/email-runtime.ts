@@ -1,8 +1,10 @@
-import { isIP } from 'node:net'
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
 import { keyRing, type KeyRing } from '../crypto/keys'
 import { mac } from '../crypto/mac'
+import { clientKey } from '../http/client-key'
 import type { Log } from '../logger'
+import type { RedisRunner } from '../store/redis'
+import { redisVerificationStore } from '../store/redis-verification'
+import type { Limiter, ServerState } from '../store/types'
 import { memoryVerificationStore, type VerificationRecord, type VerificationStore } from './verification-store'
 import type { EmailProvider, ProviderInfo } from './types'
 
@@ -13,43 +15,42 @@ export interface EmailRuntime {
   /** `token`: the store key is HMAC(token, address); `address`: the address hash in logs and limits. */
   readonly keys: { readonly token: KeyRing; readonly address: KeyRing }
   readonly limits: {
-    readonly addressPerMinute: RateLimiterMemory
-    readonly addressPerHour: RateLimiterMemory
-    readonly ipPerHour: RateLimiterMemory
+    readonly addressPerMinute: Limiter
+    readonly addressPerHour: Limiter
+    readonly ipPerHour: Limiter
   }
 }
 
+/**
+ * Links and counters live where the rest of the server-side state does: in Redis when `redis` is
+ * set (so a link asked on one instance is spent on another), else in this process (with a warning).
+ * A `store` given to email() wins for the links.
+ */
 export function createEmailRuntime(
   providers: readonly ProviderInfo[],
   secrets: readonly string[],
   log: Log,
+  state: ServerState,
+  redis: RedisRunner | null,
 ): EmailRuntime | null {
   const provider = providers.find((p): p is EmailProvider => p.type === 'email')
   if (!provider) return null
-  if (!provider.store) {
+  if (!provider.store && !redis) {
     log(
       'warn',
       'config.warning',
-      "e-mail sign-in links are kept in this process's memory: they do not survive a restart and are not shared between instances (give email() a `store` that does)",
+      "e-mail sign-in links are kept in this process's memory: they do not survive a restart and are not shared between instances (set `redis`, or give email() a `store`)",
     )
   }
   const { rateLimits } = provider
   return Object.freeze({
     provider,
-    store: provider.store ?? memoryVerificationStore(),
+    store: provider.store ?? (redis ? redisVerificationStore(redis) : memoryVerificationStore()),
     keys: Object.freeze({ token: keyRing(secrets, 'email-token'), address: keyRing(secrets, 'email-address') }),
     limits: Object.freeze({
-      addressPerMinute: new RateLimiterMemory({
-        keyPrefix: 'email-address-minute',
-        points: rateLimits.addressPerMinute,
-        duration: 60,
-      }),
-      addressPerHour: new RateLimiterMemory({
-        keyPrefix: 'email-address-hour',
-        points: rateLimits.addressPerHour,
-        duration: 3600,
-      }),
-      ipPerHour: new RateLimiterMemory({ keyPrefix: 'email-ip-hour', points: rateLimits.ipPerHour, duration: 3600 }),
+      addressPerMinute: state.limiter('email-address-minute', rateLimits.addressPerMinute, 60),
+      addressPerHour: state.limiter('email-address-hour', rateLimits.addressPerHour, 3600),
+      ipPerHour: state.limiter('email-ip-hour', rateLimits.ipPerHour, 3600),
     }),
   })
 }
@@ -87,7 +88,6 @@ export async function spendToken(
   return null
 }
 
-/** Which limit this request is over ('address' or 'ip'), or null; counts it against each. */
 /** Whether this client IP may ask for another link; counts the request. IPv6 clients count by /64. */
 export async function ipWithinLimit(runtime: EmailRuntime, ip: string | undefined): Promise<boolean> {
   return consumed(runtime.limits.ipPerHour, clientKey(ip))
@@ -102,31 +102,8 @@ export async function addressWithinLimit(runtime: EmailRuntime, identifier: stri
   return (await consumed(runtime.limits.addressPerMinute, key)) && consumed(runtime.limits.addressPerHour, key)
 }
 
-/** One IPv6 host usually holds a whole /64: the limit counts the prefix, not each address in it. */
-function clientKey(ip: string | undefined): string {
-  if (ip === undefined) return 'unknown'
-  if (isIP(ip) !== 6 || ip.startsWith('::ffff:')) return ip
-  const full = expandIPv6(ip)
-  return full === null ? ip : `${full.slice(0, 4).join(':')}::/64`
-}
-
-function expandIPv6(ip: string): string[] | null {
-  const [head = '', tail] = ip.split('%', 1)[0]!.split('::')
-  const left = head === '' ? [] : head.split(':')
-  const right = tail === undefined || tail === '' ? [] : tail.split(':')
-  const missing = 8 - left.length - right.length
-  if (tail === undefined ? left.length !== 8 : missing < 0) return null
-  return [...left, ...Array<string>(Math.max(0, missing)).fill('0'), ...right]
-}
-
-async function consumed(limiter: RateLimiterMemory, key: string): Promise<boolean> {
-  try {
-    await limiter.consume(key)
-    return true
-  } catch (refused) {
-    if (refused instanceof RateLimiterRes) return false
-    throw refused
-  }
+async function consumed(limiter: Limiter, key: string): Promise<boolean> {
+  return (await limiter.consume(key)) === null
 }
 
 /**

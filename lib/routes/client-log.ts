@@ -1,4 +1,5 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import { clientKey } from '../http/client-key'
+import type { Limiter, ServerState } from '../store/types'
 import type { LogLevel } from '../logger'
 import { sendEmpty } from '../http/reply'
 import type { Context } from '../context'
@@ -14,8 +15,8 @@ const LEVELS: ReadonlyMap<string, LogLevel> = new Map([
   ['debug', 'debug'],
 ])
 
-export function createClientLogLimiter(): RateLimiterMemory {
-  return new RateLimiterMemory({ points: ENTRIES_PER_MINUTE, duration: 60 })
+export function createClientLogLimiter(state: ServerState): Limiter {
+  return state.limiter('client-log', ENTRIES_PER_MINUTE, 60)
 }
 
 /**
@@ -37,13 +38,13 @@ export async function clientLog(ctx: Context): Promise<void> {
   sendEmpty(ctx.res, 200)
 }
 
-/** Seconds to wait when this client has sent too many entries, else null. */
+/** Seconds to wait when this client has sent too many entries (or the counter is unreachable), else null. */
 async function overLimit(ctx: Context): Promise<number | null> {
   try {
-    await ctx.svc.clientLogLimiter.consume(ctx.req.ip ?? 'unknown')
-    return null
-  } catch (refused) {
-    return refused instanceof RateLimiterRes ? Math.max(1, Math.ceil(refused.msBeforeNext / 1000)) : 60
+    return await ctx.svc.clientLogLimiter.consume(clientKey(ctx.req.ip))
+  } catch {
+    // The counters are down (a 503 elsewhere): an unthrottled beacon is what the limit exists to prevent.
+    return 60
   }
 }
 

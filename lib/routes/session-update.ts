@@ -5,6 +5,7 @@ import type { SessionCookie } from '../session/manager'
 import { toSessionData } from '../session/record'
 import { clientSession } from '../session/shape'
 import type { Context } from '../context'
+import { UNAVAILABLE, unlessUnavailable } from './session'
 
 /**
  * POST /session (the client's `update(data)`): the app's `update` callback decides what of `data`
@@ -13,7 +14,9 @@ import type { Context } from '../context'
 export async function updateSession(ctx: Context): Promise<void> {
   const { svc, res } = ctx
   const cookie = ctx.sessionCookie()
-  let record = svc.sessions.present(cookie) ? await svc.sessions.read(cookie) : null
+  const found = svc.sessions.present(cookie) ? await unlessUnavailable(ctx, svc.sessions.read(cookie)) : null
+  if (found === UNAVAILABLE) return
+  let record = found
   if (!record) return sendJson(res, 200, svc.config.emptySession, true)
   const newData = ctx.body.data
   const { update } = svc.config.callbacks
@@ -27,7 +30,9 @@ export async function updateSession(ctx: Context): Promise<void> {
       'callbacks.update answered something other than a JSON object or undefined: the session was left as it was',
     )
   } else if (data !== undefined) {
-    record = await saveIfItFits(ctx, cookie, record, { ...record, data })
+    const saved = await unlessUnavailable(ctx, saveIfItFits(ctx, cookie, record, { ...record, data }))
+    if (saved === UNAVAILABLE) return
+    record = saved
   }
   const session = await clientSession(record, svc.config.callbacks, svc.log, 'update', newData)
   sendJson(res, 200, session === null ? svc.config.emptySession : JSON.stringify(session), true)

@@ -1,3 +1,4 @@
+import { isAuthError } from '../errors'
 import { sendJson } from '../http/reply'
 import { clientSession } from '../session/shape'
 import type { Context } from '../context'
@@ -10,7 +11,8 @@ export async function getSession(ctx: Context): Promise<void> {
   const { svc, res } = ctx
   const cookie = ctx.sessionCookie()
   if (!svc.sessions.present(cookie)) return sendJson(res, 200, svc.config.emptySession, true)
-  const found = await svc.sessions.read(cookie)
+  const found = await unlessUnavailable(ctx, svc.sessions.read(cookie))
+  if (found === UNAVAILABLE) return
   if (!found) {
     svc.sessions.clear(cookie)
     svc.log(
@@ -20,9 +22,26 @@ export async function getSession(ctx: Context): Promise<void> {
     )
     return sendJson(res, 200, svc.config.emptySession, true)
   }
-  const record = await svc.sessions.renewIfDue(cookie, found)
+  const record = await unlessUnavailable(ctx, svc.sessions.renewIfDue(cookie, found))
+  if (record === UNAVAILABLE) return
   const session = await clientSession(record, svc.config.callbacks, svc.log)
   if (session === null) return sendJson(res, 200, svc.config.emptySession, true)
   await ctx.emit('session', svc.config.events.session, { session, record })
   sendJson(res, 200, JSON.stringify(session), true)
+}
+
+export const UNAVAILABLE = Symbol('unavailable')
+
+/**
+ * The store's answer, or (when it does not answer) `503 {}` sent with the cookie kept, as the wire
+ * contract says: the client keeps its session and asks again later.
+ */
+export async function unlessUnavailable<T>(ctx: Context, work: Promise<T>): Promise<T | typeof UNAVAILABLE> {
+  try {
+    return await work
+  } catch (error) {
+    if (!isAuthError(error) || error.code !== 'ServiceUnavailable') throw error
+    sendJson(ctx.res, 503, '{}', true)
+    return UNAVAILABLE
+  }
 }

@@ -1,18 +1,51 @@
 import type { Context } from '../context'
+import { AuthError, isAuthError } from '../errors'
 import { userForLog } from '../providers/email-runtime'
 
 /**
  * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its
- * cookie, then redirects to the validated callbackUrl. No GET ever signs out.
+ * cookie, then redirects to the validated callbackUrl. With `everywhere=true` in the body, every
+ * session of the signed-in user ends too. No GET ever signs out.
+ *
+ * When the store does not answer, the cookie is cleared all the same (this browser is signed out)
+ * and the answer is a 503: the session may live on in the store until it expires. Only a sign-out
+ * everywhere that failed keeps the cookie, so that the user can try it again.
  */
 export async function signOut(ctx: Context): Promise<void> {
   const { svc } = ctx
+  const everywhere = everywhereOf(ctx.body.everywhere)
   const cookie = ctx.sessionCookie()
   if (svc.sessions.present(cookie)) {
-    const record = await svc.sessions.read(cookie)
-    await svc.sessions.destroy(cookie)
+    const record = await svc.sessions.read(cookie).catch(unlessUnavailable)
+    if (record === undefined && everywhere)
+      throw new AuthError('ServiceUnavailable', 'the session store did not answer: nothing was signed out')
+    if (record && everywhere) {
+      await svc.sessions.revokeAll(record.userId)
+      svc.log('info', 'signout.everywhere', 'signed out of every session', userForLog(svc.email, record.userId))
+    }
+    const removed = await svc.sessions.destroy(cookie, record ?? null).then(() => true, unlessUnavailable)
+    if (removed !== true) {
+      svc.sessions.clear(cookie)
+      throw new AuthError(
+        'ServiceUnavailable',
+        'the session store did not answer: the cookie was cleared, the stored session was not',
+      )
+    }
     svc.log('info', 'signout', 'signed out', userForLog(svc.email, record?.userId))
-    await ctx.emit('signOut', svc.config.events.signOut, { record })
+    await ctx.emit('signOut', svc.config.events.signOut, { record: record ?? null })
   }
   ctx.redirect(await ctx.callbackTarget())
+}
+
+/** undefined for a store that did not answer; anything else is thrown on. */
+function unlessUnavailable(error: unknown): undefined {
+  if (isAuthError(error) && error.code === 'ServiceUnavailable') return undefined
+  throw error
+}
+
+/** `everywhere`: 'true' or true signs out everywhere; absent, 'false' or false does not; anything else is refused. */
+function everywhereOf(value: unknown): boolean {
+  if (value === undefined || value === 'false' || value === false) return false
+  if (value === 'true' || value === true) return true
+  throw new AuthError('InvalidBody', "`everywhere` must be 'true' or 'false': nothing was signed out")
 }

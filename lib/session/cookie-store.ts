@@ -5,7 +5,8 @@ import { fromClaims, toClaims } from './record'
 
 /**
  * Strategy `cookie`: the whole record travels in the cookie as a JWE under the session key.
- * There is nothing to remove on the server; sign-out clears the cookie.
+ * There is nothing to remove on the server: sign-out clears the cookie, and signing a user out
+ * everywhere records a revocation time that the manager checks every session against.
  */
 export function cookieStore(ring: KeyRing): SessionStore {
   return Object.freeze({
@@ -16,5 +17,6 @@ export function cookieStore(ring: KeyRing): SessionStore {
       return seal(ring.current, toClaims(record))
     },
     async remove() {},
+    async removeAll() {},
   })
 }

@@ -3,6 +3,7 @@ import type { CookieDef } from '../config/cookies'
 import type { SessionRecord, SessionUser } from '../config/types'
 import { ConfigurationError } from '../errors'
 import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChunked } from '../http/chunked-cookie'
+import type { Revocations } from '../store/types'
 import type { SessionStore } from './store'
 
 /** The request's session cookie: its parsed cookies, the cookie's definition and the response. */
@@ -33,7 +34,9 @@ export interface SessionManager {
   /** Rewrites the session with new data, keeping its expiry. */
   save(cookie: SessionCookie, record: SessionRecord): Promise<void>
   /** Removes the session where it is kept and clears the cookie. */
-  destroy(cookie: SessionCookie): Promise<void>
+  destroy(cookie: SessionCookie, record: SessionRecord | null): Promise<void>
+  /** Ends every session of a user, wherever it is: revoked from now on, and deleted where it is kept. */
+  revokeAll(userId: string): Promise<void>
   /** Clears the cookie only (for a cookie that did not open). */
   clear(cookie: SessionCookie): void
 }
@@ -46,7 +49,11 @@ export interface SessionTiming {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-export function createSessionManager(store: SessionStore, timing: SessionTiming): SessionManager {
+export function createSessionManager(
+  store: SessionStore,
+  timing: SessionTiming,
+  revocations: Revocations,
+): SessionManager {
   async function write(cookie: SessionCookie, record: SessionRecord, previous: string | null) {
     const token = await store.write(record, previous)
     if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
@@ -62,12 +69,17 @@ export function createSessionManager(store: SessionStore, timing: SessionTiming)
 
     async read(cookie: SessionCookie) {
       const token = readChunked(cookie.cookies, cookie.def.name)
-      return token === null ? null : store.read(token, nowSeconds(), timing.maxLifetime)
+      if (token === null) return null
+      const record = await store.read(token, nowSeconds(), timing.maxLifetime)
+      // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
+      return record && record.createdAt >= (await revocations.before(record.userId)) ? record : null
     },
 
     async create(cookie: SessionCookie, input: NewSession) {
       const now = nowSeconds()
-      const record: SessionRecord = { ...input, createdAt: now, issuedAt: now, expiresAt: now + timing.maxAge }
+      // Dated by the revocations' clock (Redis's), never before the user's last revocation.
+      const createdAt = await revocations.stamp(input.userId)
+      const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + timing.maxAge }
       // A new session never reuses a token the browser brought with it.
       await write(cookie, record, null)
       return record
@@ -91,10 +103,16 @@ export function createSessionManager(store: SessionStore, timing: SessionTiming)
       await write(cookie, record, readChunked(cookie.cookies, cookie.def.name))
     },
 
-    async destroy(cookie: SessionCookie) {
+    async destroy(cookie: SessionCookie, record: SessionRecord | null) {
       const token = readChunked(cookie.cookies, cookie.def.name)
-      if (token !== null) await store.remove(token)
+      if (token !== null) await store.remove(token, record)
       if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+    },
+
+    async revokeAll(userId: string) {
+      // The time first: a renewal racing the deletion below cannot bring a session back.
+      await revocations.revoke(userId)
+      await store.removeAll(userId, nowSeconds())
     },
 
     clear(cookie: SessionCookie) {

@@ -55,7 +55,8 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
       expires: new Date(expires * 1000),
     })
   } catch (error) {
-    await runtime.store.remove(key)
+    // Unsent, the link is useless anyway: a store that fails to forget it changes nothing for the user.
+    await runtime.store.remove(key).catch(() => undefined)
     svc.log('error', 'email.send_failed', `the sign-in mail could not be sent (${sendFailure(error)})`, {
       addressHash: hash,
     })

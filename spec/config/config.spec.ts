@@ -1,6 +1,8 @@
 import express from 'express'
+import session from 'express-session'
+import Redis from 'ioredis'
 import request from 'supertest'
-import { auth, ConfigurationError, oidc, type LogEntry } from '../../lib'
+import { auth, ConfigurationError, oidc, type AuthOptions, type LogEntry } from '../../lib'
 import { resolveConfig } from '../../lib/config'
 import { BASE, SECRET } from '../support/app'
 import { configError } from '../support/config-error'
@@ -16,7 +18,10 @@ describe('configuration', () => {
       maxAge: 30 * 86400,
       updateAge: 86400,
       maxLifetime: 30 * 86400,
+      store: null,
+      revocationDelay: 10,
     })
+    expect(config.redis).toBeNull()
     expect(config.bodyTimeout).toBe(10_000)
     expect(config.providerTimeout).toBe(10_000)
     expect(config.cookies.plain.sessionToken.name).toBe('auth.session-token')
@@ -205,13 +210,56 @@ describe('configuration', () => {
     expect(configError(() => resolveConfig({ ...valid, session: { maxLifetime: -1 } }, {}))).toMatch(
       /session\.maxLifetime/,
     )
-    for (const option of ['bodyTimeout', 'providerTimeout'] as const) {
+    for (const option of ['bodyTimeout', 'providerTimeout', 'storeTimeout'] as const) {
       expect(resolveConfig({ ...valid, [option]: 250 }, {})[option]).toBe(250)
       for (const bad of [0, 1.5, '10s', 10 * 60_000 + 1])
         expect(configError(() => resolveConfig({ ...valid, [option]: bad }, {}))).toMatch(
           new RegExp(`\`${option}\` must be a whole number of milliseconds`),
         )
     }
+  })
+
+  it('checks where sessions and server-side state live: strategy, store, redis and its prefix', () => {
+    const store = new session.MemoryStore()
+    const redis = new Redis({ lazyConnect: true })
+    const database = resolveConfig({ ...valid, session: { strategy: 'database', store } }, {})
+    expect(database.session).toMatchObject({ strategy: 'database', store, revocationDelay: 10 })
+    expect(resolveConfig({ ...valid, redis }, {}).redis).toEqual({ client: redis, prefix: 'auth:' })
+    expect(resolveConfig({ ...valid, redis, redisKeyPrefix: 'app:auth:' }, {}).redis?.prefix).toBe('app:auth:')
+    expect(resolveConfig({ ...valid, session: { revocationDelay: 0 } }, {}).session.revocationDelay).toBe(0)
+    const errors: Array<[AuthOptions, RegExp]> = [
+      [{ session: { strategy: 'database' } }, /`session.strategy: 'database'` needs .*`redis`.*`session.store`/],
+      [{ session: { strategy: 'jwt' as 'cookie' } }, /`session.strategy` must be 'cookie' or 'database'; got "jwt"/],
+      [{ session: { store } }, /`session.store` is used only with `session.strategy: 'database'`/],
+      [
+        { session: { strategy: 'database', store: {} as never } },
+        /`session.store` must be an express-session compatible store/,
+      ],
+      [
+        { session: { revocationDelay: -1 } },
+        /`session.revocationDelay` must be a whole number of seconds from 0 to 3600/,
+      ],
+      [{ session: { revocationDelay: 1.5 } }, /`session.revocationDelay`/],
+      [
+        { redis: 'redis://localhost' as never },
+        /`redis` must be an ioredis client .*new Redis\(process.env.REDIS_URL\)/,
+      ],
+      [{ redis: { status: 'ready' } as never }, /`redis` must be an ioredis client/],
+      [{ redisKeyPrefix: 'auth:' }, /`redisKeyPrefix` is set but `redis` is not/],
+      [{ redis, redisKeyPrefix: '' }, /`redisKeyPrefix` must be 1 to 64/],
+      [{ redis, redisKeyPrefix: 'a b' }, /`redisKeyPrefix` must be 1 to 64/],
+      [{ redis, redisKeyPrefix: 'x'.repeat(65) }, /`redisKeyPrefix` must be 1 to 64/],
+    ]
+    for (const [options, message] of errors)
+      expect(configError(() => resolveConfig({ ...valid, ...options }, {}))).toMatch(message)
+    redis.disconnect()
+  })
+
+  it("warns that a store of the app's own without redis keeps the sign-out-everywhere index per process", () => {
+    const logs: LogEntry[] = []
+    const store = new session.MemoryStore()
+    resolveConfig({ ...valid, logger: (entry) => logs.push(entry), session: { strategy: 'database', store } }, {})
+    expect(logs.map((entry) => entry.message)).toEqual([expect.stringMatching(/this process's memory.*set `redis`/)])
   })
 
   it('fails fast at auth() and explains app.use(auth) without the call', async () => {

@@ -1,11 +1,13 @@
 import { join } from 'node:path'
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
-import { readSettings, smtpUrlForDisplay } from '../../examples/demo/settings'
+import type { Redis } from 'ioredis'
+import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from '../../examples/demo/settings'
 import { Browser } from '../support/browser'
 import { CookieJar } from '../support/cookie-jar'
 import { forms, type Form } from '../support/forms'
 import { freePort, startProcess, type Started } from '../support/process'
+import { ownRedis, type OwnRedis } from '../support/redis'
 
 const root = join(__dirname, '../..')
 
@@ -85,7 +87,7 @@ describe('the demo app (npm start)', () => {
     port = await freePortPair()
     demo = await startProcess('npm', ['start'], {
       cwd: root,
-      env: { PORT: String(port), SERVICE_AUTH_SECRET: '', SMTP_URL: '', EMAIL_FROM: '' },
+      env: { PORT: String(port), SERVICE_AUTH_SECRET: '', SMTP_URL: '', EMAIL_FROM: '', REDIS_URL: '' },
       ready: /listening on/,
       timeoutMs: 90_000,
     })
@@ -177,7 +179,7 @@ describe('the demo app (npm start)', () => {
     await expect(
       startProcess('node', ['dist/examples/demo/server.js'], {
         cwd: root,
-        env: { PORT: String(port + 2), SERVICE_AUTH_SECRET: 'short' },
+        env: { PORT: String(port + 2), SERVICE_AUTH_SECRET: 'short', REDIS_URL: '' },
         ready: /listening on/,
         timeoutMs: 20_000,
       }),
@@ -197,7 +199,7 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
     base = `${origin}/myapp/api/authentication`
     demo = await startProcess('node', ['dist/examples/demo/server.js'], {
       cwd: root,
-      env: { PORT: String(port), SERVICE_AUTH_URL: base, SERVICE_AUTH_SECRET: '', SMTP_URL: '' },
+      env: { PORT: String(port), SERVICE_AUTH_URL: base, SERVICE_AUTH_SECRET: '', SMTP_URL: '', REDIS_URL: '' },
       ready: /listening on/,
       timeoutMs: 20_000,
     })
@@ -322,6 +324,7 @@ describe('the demo app sending its sign-in mails through SMTP_URL', () => {
         SERVICE_AUTH_SECRET: '',
         SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
         EMAIL_FROM: 'Demo <demo@example.com>',
+        REDIS_URL: '',
       },
       ready: /listening on/,
       timeoutMs: 20_000,
@@ -366,6 +369,48 @@ describe('the demo app sending its sign-in mails through SMTP_URL', () => {
   })
 })
 
+describe('the demo app keeping its state in Redis (REDIS_URL)', () => {
+  // The built server, as above, on a redis-server of this spec's own (database 3 of it): the demo
+  // writes under the package's default prefix, which is no place for a shared server's keys.
+  let demo: Started
+  let redis: OwnRedis
+  let client: Redis
+  let origin: string
+
+  beforeAll(async () => {
+    redis = await ownRedis()
+    client = redis.client({ db: 3 })
+    const port = await freePortPair()
+    origin = `http://localhost:${port}`
+    demo = await startProcess('node', ['dist/examples/demo/server.js'], {
+      cwd: root,
+      env: { PORT: String(port), SERVICE_AUTH_SECRET: '', SMTP_URL: '', REDIS_URL: `${redis.url}/3` },
+      ready: /listening on/,
+      timeoutMs: 20_000,
+    })
+  }, 30_000)
+
+  afterAll(async () => {
+    await demo?.stop()
+    await redis?.close()
+  })
+
+  it("says so at start, without the URL's credentials", () => {
+    expect(demo.output()).toContain(`demo: sessions, sign-in links and rate limits are kept in Redis at ${redis.url}/3`)
+  })
+
+  it('keeps database sessions there: a token in the cookie, the session in Redis until sign-out', async () => {
+    const browser = new Browser({ origin, base: `${origin}/api/auth` })
+    await browser.signIn('oidc')
+    const token = browser.cookie('auth.session-token')?.value
+    expect(token).toMatch(/^[\w-]{43}$/)
+    expect(await client.keys('auth:sess:*')).toHaveLength(1)
+    expect(await (await browser.jar.fetch(`${origin}/`)).text()).toMatch(/Signed in as <strong>Alice Example<\/strong>/)
+    await browser.signOut()
+    expect(await client.keys('auth:sess:*')).toEqual([])
+  })
+})
+
 describe("the demo's settings", () => {
   it('reads the service URL and base path from SERVICE_AUTH_URL as the package does (no trailing slash, /api/auth when it has no path)', () => {
     expect(readSettings({ PORT: '4000' })).toMatchObject({
@@ -389,6 +434,14 @@ describe("the demo's settings", () => {
       readSettings({ SMTP_URL: 'smtps://user:secret@smtp.example.com:465', EMAIL_FROM: 'Demo <demo@example.com>' }),
     ).toMatchObject({ smtpUrl: 'smtps://user:secret@smtp.example.com:465', emailFrom: 'Demo <demo@example.com>' })
     expect(readSettings({ SMTP_URL: 'SMTP://LocalHost:2525' })).toMatchObject({ smtpUrl: 'SMTP://LocalHost:2525' })
+  })
+
+  it('reads REDIS_URL (redis:// or rediss://, an optional database number) and shows it without credentials', () => {
+    expect(readSettings({}).redisUrl).toBeNull()
+    expect(readSettings({ REDIS_URL: 'rediss://:pw@cache.example.com:6380/2' }).redisUrl).toBe(
+      'rediss://:pw@cache.example.com:6380/2',
+    )
+    expect(redisUrlForDisplay('rediss://user:pw@cache.example.com:6380/2')).toBe('rediss://cache.example.com:6380/2')
   })
 
   it('shows SMTP_URL on the console without its credentials or options', () => {
@@ -418,6 +471,18 @@ describe("the demo's settings", () => {
       /SMTP_URL must be an smtp:\/\/ or smtps:\/\/ URL[^\n]*; got one without a host/,
     ],
     [
+      'REDIS_URL',
+      'an http URL',
+      'http://user:secret@cache.example.com:6379',
+      /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL such as redis:\/\/localhost:6379\/0; got a URL starting with "http:"/,
+    ],
+    [
+      'REDIS_URL',
+      'a path that is no database number',
+      'redis://:secret@cache.example.com:6379/sessions',
+      /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL[^\n]*; the path may only be a database number/,
+    ],
+    [
       'EMAIL_FROM',
       'two lines',
       'demo@example.com\r\nBcc: secret@example.com',
@@ -427,7 +492,7 @@ describe("the demo's settings", () => {
     const port = await freePort()
     const stopped = startProcess('node', ['dist/examples/demo/server.js'], {
       cwd: root,
-      env: { PORT: String(port), [name]: value },
+      env: { PORT: String(port), REDIS_URL: '', SMTP_URL: '', [name]: value },
       ready: /listening on/,
       timeoutMs: 20_000,
     })
@@ -463,7 +528,7 @@ describe("the demo's settings", () => {
     await expect(
       startProcess('node', ['dist/examples/demo/server.js'], {
         cwd: root,
-        env: { PORT: String(port), SERVICE_AUTH_URL: url },
+        env: { PORT: String(port), SERVICE_AUTH_URL: url, REDIS_URL: '' },
         ready: /listening on/,
         timeoutMs: 20_000,
       }),

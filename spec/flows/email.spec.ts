@@ -1,5 +1,5 @@
 import { createTransport } from 'nodemailer'
-import { email, type LogEntry, type SignInCallbackParams, type SignInResult } from '../../lib'
+import { email, type LogEntry, type SignInCallbackParams, type SignInResult, type VerificationRequest } from '../../lib'
 import { serve } from '../support/app'
 import { Browser } from '../support/browser'
 import { restoreClock, setClock, useClock } from '../support/clock'
@@ -235,6 +235,71 @@ describe('e-mail sign-in', () => {
     const second = await mailedLink(service, browser, newAddress(), { callbackUrl: '/welcome' })
     const res = await useLink(service, browser, withParams(second, { callbackUrl: 'https://evil.example/phish' }))
     expect(new URL(res.headers.get('location')!).origin).toBe(service.origin)
+  })
+
+  it("sendVerificationRequest is given the address, the link, the host and the link's end: now + maxAge", async () => {
+    const start = Math.floor(Date.now() / 1000)
+    useClock(start)
+    const requests: VerificationRequest[] = []
+    const service = await serve({
+      providers: [
+        email({ from: FROM, maxAge: 900, sendVerificationRequest: (request) => void requests.push(request) }),
+      ],
+    })
+    later(() => service.close())
+    const browser = new Browser(service)
+    const address = newAddress()
+    expect(outcome(await requestLink(service, browser, address))).toEqual({
+      status: 302,
+      location: verifyRequestUrl(service),
+      session: false,
+    })
+    expect(requests).toEqual([
+      { identifier: address, url: expect.any(String), host: `localhost:${service.port}`, expires: expect.any(Date) },
+    ])
+    expect(requests[0]!.expires.toISOString()).toBe(new Date((start + 900) * 1000).toISOString())
+    expect(outcome(await useLink(service, browser, requests[0]!.url))).toEqual(signedInTo(`${service.origin}/welcome`))
+  })
+
+  it('a link value of its maximum length counts (token 128, address 254, callbackUrl 2048); one more, absent', async () => {
+    // Sent by a transport that keeps the text: the test mail server takes addresses of 253 characters at most.
+    const texts: string[] = []
+    const transport = {
+      sendMail: (message: { text: string }) => Promise.resolve(void texts.push(message.text)),
+    }
+    const service = await serve({ providers: [email({ from: FROM, transport })] })
+    later(() => service.close())
+    const browser = new Browser(service)
+    // 64 + 1 + 189 characters: the longest address there is.
+    const local = localPart(newAddress()).padEnd(64, 'a')
+    const address = `${local}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`
+    expect(address).toHaveLength(254)
+    const welcome = `${service.origin}/welcome?pad=`
+    const callbackUrl = welcome + 'x'.repeat(2048 - welcome.length)
+    expect(outcome(await requestLink(service, browser, address, { callbackUrl }))).toEqual({
+      status: 302,
+      location: verifyRequestUrl(service),
+      session: false,
+    })
+    expect(texts).toHaveLength(1)
+    const link = linkInText(texts[0]!, service.base)
+    expect(link.searchParams.get('email')).toBe(address)
+    expect(link.searchParams.get('callbackUrl')).toBe(callbackUrl)
+
+    // A token of 128 characters is a token (an unknown one); of 129, there is none: refused at once.
+    const longest = confirmForm(await openLink(service, browser, withParams(link, { token: 'A'.repeat(128) })))
+    expect(longest.hidden).toMatchObject({ token: 'A'.repeat(128), email: address, callbackUrl })
+    expect(outcome(await confirm(service, browser, longest.fields))).toEqual(refused(service))
+    const tooLong = await openLink(service, browser, withParams(link, { token: 'A'.repeat(129) }))
+    expect(tooLong.form).toBeUndefined()
+    expect(outcome(tooLong.res)).toEqual(refused(service))
+
+    // A callbackUrl one character longer is not carried over to the confirm page.
+    const over = confirmForm(await openLink(service, browser, withParams(link, { callbackUrl: `${callbackUrl}x` })))
+    expect(over.hidden).toMatchObject({ token: link.searchParams.get('token'), email: address, callbackUrl: '' })
+
+    expect(outcome(await useLink(service, browser, link))).toEqual(signedInTo(callbackUrl))
+    expect(await browser.session()).toMatchObject({ user: { email: address } })
   })
 
   it('with confirm: false, the GET on the link spends it and signs in', async () => {

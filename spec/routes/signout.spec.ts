@@ -33,6 +33,43 @@ describe('POST /signout', () => {
     expect(logs).toContainEqual(expect.objectContaining({ event: 'signout', level: 'info' }))
   })
 
+  it('with everywhere (true in JSON, or "true"), ends every session of the user, wherever the cookie is', async () => {
+    const { app, logs } = makeApp()
+    const { token, cookie } = await csrfPair(app)
+    // Two browsers of one user (every vector is github:1's).
+    const other = sessionCookie(VECTORS.adaWithToken)
+    expect((await request(app).get('/api/auth/session').set('Cookie', other)).body).toHaveProperty('user')
+    await request(app)
+      .post('/api/auth/signout')
+      .set('Cookie', `${cookie}; ${sessionCookie(VECTORS.ada)}`)
+      .send({ csrfToken: token, everywhere: true })
+      .expect(302)
+    const res = await request(app).get('/api/auth/session').set('Cookie', other).expect(200, {})
+    expectCookie(res, 'auth.session-token', { cleared: true })
+    expect(logs).toContainEqual(expect.objectContaining({ event: 'signout.everywhere', userId: 'github:1' }))
+  })
+
+  it('refuses an everywhere that is neither true nor false, and signs nothing out', async () => {
+    const { app } = makeApp()
+    const { token, cookie } = await csrfPair(app)
+    for (const everywhere of ['yes', 'TRUE', '1', ['true']]) {
+      const res = await request(app)
+        .post('/api/auth/signout')
+        .set('Cookie', `${cookie}; ${sessionCookie(VECTORS.ada)}`)
+        .set('Accept', 'application/json')
+        .send({ csrfToken: token, everywhere })
+        .expect(400, { error: 'InvalidBody' })
+      expect(findCookie(res, 'auth.session-token')).toBeUndefined()
+    }
+    await request(app)
+      .post('/api/auth/signout')
+      .set('Cookie', `${cookie}; ${sessionCookie(VECTORS.ada)}`)
+      .send({ csrfToken: token, everywhere: 'false' })
+      .expect(302)
+    const still = await request(app).get('/api/auth/session').set('Cookie', sessionCookie(VECTORS.adaWithToken))
+    expect(still.body).toHaveProperty('user')
+  })
+
   it('answers {url} in JSON mode: json=true in the body, or the X-Auth-Return-Redirect header', async () => {
     const { app } = makeApp()
     const { token, cookie } = await csrfPair(app)

@@ -143,6 +143,6 @@ describe('the cookie store', () => {
   })
 
   it('has nothing to remove: sign-out clears the cookie', async () => {
-    await expect(cookieStore(ringOf(KEY)).remove(VECTORS.ada)).resolves.toBeUndefined()
+    await expect(cookieStore(ringOf(KEY)).remove(VECTORS.ada, null)).resolves.toBeUndefined()
   })
 })

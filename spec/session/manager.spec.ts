@@ -3,6 +3,7 @@ import type { CookieDef } from '../../lib/config/cookies'
 import { cookieStore } from '../../lib/session/cookie-store'
 import { createSessionManager, type SessionCookie, type SessionTiming } from '../../lib/session/manager'
 import type { SessionStore } from '../../lib/session/store'
+import type { Revocations } from '../../lib/store/types'
 import { clockAt, setClock } from '../support/clock'
 import { expectCookie, setCookies } from '../support/cookies'
 import { fakeResponse } from '../support/fake-response'
@@ -25,6 +26,12 @@ const KEY = keyFromHex(KEYS.session)
 const RING = ringOf(KEY)
 const DEF: CookieDef = { name: 'auth.session-token', attrs: '; Path=/; HttpOnly; SameSite=Lax' }
 const TIMING: SessionTiming = { maxAge: 3600, updateAge: 60, maxLifetime: 30 * DAY }
+/** No user's sessions were ever revoked. */
+const NO_REVOCATIONS: Revocations = {
+  before: async () => 0,
+  stamp: async () => Math.floor(Date.now() / 1000),
+  revoke: async () => undefined,
+}
 
 /** The cookie store, with every call recorded. */
 function spyStore() {
@@ -33,6 +40,7 @@ function spyStore() {
     read: jest.fn(store.read.bind(store)),
     write: jest.fn(store.write.bind(store)),
     remove: jest.fn(store.remove.bind(store)),
+    removeAll: jest.fn(store.removeAll.bind(store)),
   } satisfies SessionStore
 }
 
@@ -54,7 +62,7 @@ describe('the session manager', () => {
 
   describe('present', () => {
     it('sees the cookie or its first chunk, without opening anything', () => {
-      const sessions = createSessionManager(spyStore(), TIMING)
+      const sessions = createSessionManager(spyStore(), TIMING, NO_REVOCATIONS)
       expect(sessions.present(exchange().cookie)).toBe(false)
       expect(sessions.present(exchange({ 'auth.csrf-token': 'x' }).cookie)).toBe(false)
       expect(sessions.present(exchange({ 'auth.session-token': 'garbage' }).cookie)).toBe(true)
@@ -64,7 +72,7 @@ describe('the session manager', () => {
 
   describe('read', () => {
     it('reads the record of a known token', async () => {
-      const sessions = createSessionManager(spyStore(), TIMING)
+      const sessions = createSessionManager(spyStore(), TIMING, NO_REVOCATIONS)
       const record = await sessions.read(exchange(sessionCookies(VECTORS.adaWithToken)).cookie)
       expect(record).toEqual({
         userId: 'github:1',
@@ -79,13 +87,15 @@ describe('the session manager', () => {
     it('joins the chunks of a large session', async () => {
       const cookies = sessionCookies(VECTORS.large)
       expect(Object.keys(cookies)).toEqual(['auth.session-token.0', 'auth.session-token.1', 'auth.session-token.2'])
-      const record = await createSessionManager(spyStore(), TIMING).read(exchange(cookies).cookie)
+      const record = await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).read(exchange(cookies).cookie)
       expect(record?.data).toEqual({ bio: 'b'.repeat(6000) })
     })
 
     it('answers null without a cookie, and never asks the store', async () => {
       const store = spyStore()
-      expect(await createSessionManager(store, TIMING).read(exchange({ 'auth.csrf-token': 'x' }).cookie)).toBeNull()
+      expect(
+        await createSessionManager(store, TIMING, NO_REVOCATIONS).read(exchange({ 'auth.csrf-token': 'x' }).cookie),
+      ).toBeNull()
       expect(store.read).not.toHaveBeenCalled()
     })
 
@@ -101,11 +111,11 @@ describe('the session manager', () => {
       ],
       ['not a JWE', { 'auth.session-token': 'garbage' }],
     ])('answers null for a token %s', async (_label, cookies) => {
-      expect(await createSessionManager(spyStore(), TIMING).read(exchange(cookies).cookie)).toBeNull()
+      expect(await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).read(exchange(cookies).cookie)).toBeNull()
     })
 
     it('answers null once the session has expired: valid until the second before exp', async () => {
-      const sessions = createSessionManager(spyStore(), TIMING)
+      const sessions = createSessionManager(spyStore(), TIMING, NO_REVOCATIONS)
       const { cookie } = exchange(sessionCookies(VECTORS.oneHour))
       setClock(SIGNED_IN_AT + 3599)
       expect(await sessions.read(cookie)).toMatchObject({ userId: 'github:1' })
@@ -116,7 +126,7 @@ describe('the session manager', () => {
     })
 
     it('answers null from maxLifetime after sign-in, however far away exp is', async () => {
-      const sessions = createSessionManager(spyStore(), { ...TIMING, maxLifetime: 7200 })
+      const sessions = createSessionManager(spyStore(), { ...TIMING, maxLifetime: 7200 }, NO_REVOCATIONS)
       const { cookie } = exchange(sessionCookies(VECTORS.ada))
       setClock(SIGNED_IN_AT + 7199)
       expect(await sessions.read(cookie)).toMatchObject({ userId: 'github:1' })
@@ -129,7 +139,7 @@ describe('the session manager', () => {
     it('issues a session now, for maxAge, in one cookie jose opens', async () => {
       const store = spyStore()
       const { cookie, sent } = exchange()
-      const record = await createSessionManager(store, TIMING).create(cookie, {
+      const record = await createSessionManager(store, TIMING, NO_REVOCATIONS).create(cookie, {
         userId: 'github:2',
         user: { name: 'Grace' },
       })
@@ -155,7 +165,7 @@ describe('the session manager', () => {
 
     it('keeps the data it is given', async () => {
       const { cookie, sent } = exchange()
-      await createSessionManager(spyStore(), TIMING).create(cookie, {
+      await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).create(cookie, {
         userId: 'github:2',
         user: {},
         data: { accessToken: 'at' },
@@ -168,7 +178,10 @@ describe('the session manager', () => {
     it('never reuses the token the browser brought', async () => {
       const store = spyStore()
       const { cookie, sent } = exchange(sessionCookies(VECTORS.ada))
-      await createSessionManager(store, TIMING).create(cookie, { userId: 'github:2', user: { name: 'Grace' } })
+      await createSessionManager(store, TIMING, NO_REVOCATIONS).create(cookie, {
+        userId: 'github:2',
+        user: { name: 'Grace' },
+      })
       expect(store.write).toHaveBeenCalledWith(expect.objectContaining({ userId: 'github:2' }), null)
       const written = expectCookie(sent, 'auth.session-token')
       expect(written.value).not.toBe(VECTORS.ada)
@@ -177,7 +190,7 @@ describe('the session manager', () => {
 
     it(`splits a token over ${CHUNK_LENGTH} characters into chunks, and clears the single cookie it replaces`, async () => {
       const { cookie, sent } = exchange(sessionCookies(VECTORS.ada))
-      await createSessionManager(spyStore(), TIMING).create(cookie, {
+      await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).create(cookie, {
         userId: 'github:2',
         user: {},
         data: { bio: 'c'.repeat(6000) },
@@ -201,9 +214,13 @@ describe('the session manager', () => {
         read: async () => null,
         write: async () => 't'.repeat(length),
         remove: async () => {},
+        removeAll: async () => {},
       })
       const exact = exchange()
-      await createSessionManager(storeOf(3 * CHUNK_LENGTH), TIMING).create(exact.cookie, { userId: 'u', user: {} })
+      await createSessionManager(storeOf(3 * CHUNK_LENGTH), TIMING, NO_REVOCATIONS).create(exact.cookie, {
+        userId: 'u',
+        user: {},
+      })
       expect(setCookies(exact.sent).map((cookie) => cookie.value.length)).toEqual([
         CHUNK_LENGTH,
         CHUNK_LENGTH,
@@ -211,7 +228,10 @@ describe('the session manager', () => {
       ])
       const over = exchange()
       await expect(
-        createSessionManager(storeOf(3 * CHUNK_LENGTH + 1), TIMING).create(over.cookie, { userId: 'u', user: {} }),
+        createSessionManager(storeOf(3 * CHUNK_LENGTH + 1), TIMING, NO_REVOCATIONS).create(over.cookie, {
+          userId: 'u',
+          user: {},
+        }),
       ).rejects.toThrow(
         `a session of ${3 * CHUNK_LENGTH + 1} characters does not fit in 3 cookies of ${CHUNK_LENGTH}: keep less in its data`,
       )
@@ -219,7 +239,7 @@ describe('the session manager', () => {
     })
 
     it('works without a response (nothing to set)', async () => {
-      const record = await createSessionManager(spyStore(), TIMING).create(
+      const record = await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).create(
         { cookies: {}, def: DEF },
         { userId: 'github:2', user: {} },
       )
@@ -229,7 +249,7 @@ describe('the session manager', () => {
 
   describe('renewIfDue', () => {
     async function readOneHour(cookies: Record<string, string>) {
-      const record = await createSessionManager(spyStore(), TIMING).read(exchange(cookies).cookie)
+      const record = await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).read(exchange(cookies).cookie)
       if (!record) throw new Error('the oneHour vector did not open')
       return record
     }
@@ -240,7 +260,7 @@ describe('the session manager', () => {
       const store = spyStore()
       const { cookie, sent } = exchange(cookies)
       setClock(SIGNED_IN_AT + TIMING.updateAge - 1)
-      expect(await createSessionManager(store, TIMING).renewIfDue(cookie, record)).toBe(record)
+      expect(await createSessionManager(store, TIMING, NO_REVOCATIONS).renewIfDue(cookie, record)).toBe(record)
       expect(store.write).not.toHaveBeenCalled()
       expect(setCookies(sent)).toEqual([])
     })
@@ -252,7 +272,7 @@ describe('the session manager', () => {
       const { cookie, sent } = exchange(cookies)
       const now = SIGNED_IN_AT + TIMING.updateAge
       setClock(now)
-      const renewed = await createSessionManager(store, TIMING).renewIfDue(cookie, record)
+      const renewed = await createSessionManager(store, TIMING, NO_REVOCATIONS).renewIfDue(cookie, record)
       expect(renewed).toEqual({
         userId: 'github:1',
         user: ADA,
@@ -279,18 +299,22 @@ describe('the session manager', () => {
       const record = await readOneHour(cookies)
       const capped = exchange(cookies)
       setClock(SIGNED_IN_AT + 3000)
-      const renewed = await createSessionManager(spyStore(), { ...TIMING, maxLifetime: 5400 }).renewIfDue(
-        capped.cookie,
-        record,
-      )
+      const renewed = await createSessionManager(
+        spyStore(),
+        { ...TIMING, maxLifetime: 5400 },
+        NO_REVOCATIONS,
+      ).renewIfDue(capped.cookie, record)
       expect(renewed).toMatchObject({ issuedAt: SIGNED_IN_AT + 3000, expiresAt: SIGNED_IN_AT + 5400 })
       expect(expectCookie(capped.sent, 'auth.session-token').attributes['max-age']).toBe('2400')
       // Already ending at the cap: a renewal would not move the expiry, so none is written.
       const atCap = exchange(cookies)
       const store = spyStore()
-      expect(await createSessionManager(store, { ...TIMING, maxLifetime: 3600 }).renewIfDue(atCap.cookie, record)).toBe(
-        record,
-      )
+      expect(
+        await createSessionManager(store, { ...TIMING, maxLifetime: 3600 }, NO_REVOCATIONS).renewIfDue(
+          atCap.cookie,
+          record,
+        ),
+      ).toBe(record)
       expect(store.write).not.toHaveBeenCalled()
       expect(setCookies(atCap.sent)).toEqual([])
     })
@@ -300,7 +324,7 @@ describe('the session manager', () => {
     it('rewrites the session with its new data and keeps its expiry', async () => {
       const cookies = sessionCookies(VECTORS.ada)
       const store = spyStore()
-      const sessions = createSessionManager(store, TIMING)
+      const sessions = createSessionManager(store, TIMING, NO_REVOCATIONS)
       const { cookie, sent } = exchange(cookies)
       const record = await sessions.read(cookie)
       await sessions.save(cookie, { ...record!, data: { theme: 'dark' } })
@@ -319,7 +343,7 @@ describe('the session manager', () => {
 
     it('clears the chunks a smaller session no longer needs', async () => {
       const { cookie, sent } = exchange(sessionCookies(VECTORS.large))
-      const sessions = createSessionManager(spyStore(), TIMING)
+      const sessions = createSessionManager(spyStore(), TIMING, NO_REVOCATIONS)
       const record = await sessions.read(cookie)
       await sessions.save(cookie, { ...record!, data: {} })
       expectCookie(sent, 'auth.session-token', { cleared: false })
@@ -336,8 +360,8 @@ describe('the session manager', () => {
         'auth.session-token': 'stale',
         'auth.csrf-token': 'x',
       })
-      await createSessionManager(store, TIMING).destroy(cookie)
-      expect(store.remove).toHaveBeenCalledWith('stale')
+      await createSessionManager(store, TIMING, NO_REVOCATIONS).destroy(cookie, null)
+      expect(store.remove).toHaveBeenCalledWith('stale', null)
       for (const name of [
         'auth.session-token',
         'auth.session-token.0',
@@ -351,14 +375,17 @@ describe('the session manager', () => {
 
     it('destroy hands the store the whole token of a chunked session', async () => {
       const store = spyStore()
-      await createSessionManager(store, TIMING).destroy(exchange(sessionCookies(VECTORS.large)).cookie)
-      expect(store.remove).toHaveBeenCalledWith(VECTORS.large)
+      await createSessionManager(store, TIMING, NO_REVOCATIONS).destroy(
+        exchange(sessionCookies(VECTORS.large)).cookie,
+        null,
+      )
+      expect(store.remove).toHaveBeenCalledWith(VECTORS.large, null)
     })
 
     it('destroy without a session cookie sets nothing', async () => {
       const store = spyStore()
       const { cookie, sent } = exchange({ 'auth.csrf-token': 'x' })
-      await createSessionManager(store, TIMING).destroy(cookie)
+      await createSessionManager(store, TIMING, NO_REVOCATIONS).destroy(cookie, null)
       expect(store.remove).not.toHaveBeenCalled()
       expect(setCookies(sent)).toEqual([])
     })
@@ -366,7 +393,7 @@ describe('the session manager', () => {
     it('clear clears every chunk and leaves the store alone', () => {
       const store = spyStore()
       const { cookie, sent } = exchange(sessionCookies(VECTORS.large))
-      createSessionManager(store, TIMING).clear(cookie)
+      createSessionManager(store, TIMING, NO_REVOCATIONS).clear(cookie)
       for (const index of [0, 1, 2]) expectCookie(sent, `auth.session-token.${index}`, { cleared: true })
       expect(setCookies(sent)).toHaveLength(3)
       expect(store.remove).not.toHaveBeenCalled()

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import express, { type Express } from 'express'
-import { auth, type AuthOptions, type LogEntry } from '../../lib'
+import { auth, type AuthOptions, type AuthRouter, type LogEntry } from '../../lib'
 import { freePort } from './process'
 
 export const SECRET = 'a-test-secret-that-is-long-enough-1234567890'
@@ -41,6 +41,8 @@ export async function freeSite(): Promise<Site> {
 
 export interface Served extends Site {
   logs: LogEntry[]
+  /** The router `auth()` made, with its helpers (getSession, requireAuth, revokeSessions). */
+  router: AuthRouter
   close(): Promise<void>
 }
 
@@ -59,7 +61,8 @@ export async function serve(
   const { logs, ...options } = testOptions({ url: where.base, ...overrides })
   const app = express()
   setup?.(app)
-  app.use('/api/auth', auth(options))
+  const router = auth(options)
+  app.use('/api/auth', router)
   app.get('/welcome', (_req, res) => {
     res.send('welcome')
   })
@@ -71,5 +74,5 @@ export async function serve(
       server.closeAllConnections()
       server.close(() => resolve())
     })
-  return { ...where, logs, close }
+  return { ...where, logs, router, close }
 }

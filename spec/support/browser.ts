@@ -8,9 +8,11 @@ import { idpLogin } from './idp-login'
  * sign-out. Its cookies live in a browser-like jar (./cookie-jar).
  */
 export class Browser {
-  readonly jar = new CookieJar()
-
-  constructor(private readonly service: { base: string; origin: string }) {}
+  /** `jar`: another browser's, for the same browser at another instance of one app. */
+  constructor(
+    private readonly service: { base: string; origin: string },
+    readonly jar = new CookieJar(),
+  ) {}
 
   async csrfToken(): Promise<string> {
     return ((await (await this.jar.fetch(`${this.service.base}/csrf`)).json()) as { csrfToken: string }).csrfToken

@@ -1,0 +1,89 @@
+import type { SessionRecord } from '../config/types'
+import { digest } from '../crypto/mac'
+import { randomToken } from '../crypto/random'
+import { callStore, type ExpressSessionStore } from '../store/session-store'
+import type { SessionIndex } from '../store/types'
+import { isRecord } from '../util/object'
+import { fromClaims, toClaims } from './record'
+import type { SessionStore } from './store'
+
+/** 32 random bytes, base64url: anything else in the cookie is refused before the store is asked. */
+const TOKEN = /^[\w-]{43}$/
+
+export interface DatabaseStoreParts {
+  readonly store: ExpressSessionStore
+  readonly index: SessionIndex
+  /**
+   * Whether a session must be listed in its user's index to be valid: true when the index is shared
+   * by every instance (Redis). Then a record that a request racing a sign-out wrote back is dead all
+   * the same. (A per-process index cannot vouch for sessions made on other instances.)
+   */
+  readonly indexed: boolean
+  /** Runs one store call under the store deadline, logging an outage once (a 503 when it fails). */
+  readonly call: <T>(work: () => Promise<T>) => Promise<T>
+  readonly maxLifetime: number
+}
+
+/**
+ * Strategy `database`: the cookie carries a random token; the store keeps the record under the
+ * token's SHA-256, so a dump of the store (or Redis's MONITOR) holds no usable session. Every
+ * session is also listed in its user's index, which makes signing a user out everywhere one step.
+ */
+export function databaseStore({ store, index, indexed, call, maxLifetime }: DatabaseStoreParts): SessionStore {
+  const get = (sid: string) => call(() => callStore<unknown>((done) => store.get(sid, done)))
+  const set = (sid: string, value: object) => call(() => callStore((done) => store.set(sid, value, done)))
+  const destroy = (sid: string) => call(() => callStore((done) => store.destroy(sid, done)))
+  const destroyAll = async (sids: readonly string[]) => {
+    const results = await Promise.allSettled(sids.map((sid) => destroy(sid)))
+    const failed = results.find((result) => result.status === 'rejected')
+    if (failed) throw failed.reason
+  }
+
+  return Object.freeze({
+    async read(token: string, nowSeconds: number, lifetime: number) {
+      if (!TOKEN.test(token)) return null
+      const sid = digest(token)
+      const stored = await get(sid)
+      const record = isRecord(stored) ? fromClaims(stored, nowSeconds, lifetime) : null
+      if (!record || !indexed || (await index.has(record.userId, sid))) return record
+      // Ended (signed out, or past the per-user cap) and written back by a request that raced it.
+      await destroy(sid).catch(() => undefined)
+      return null
+    },
+
+    async write(record: SessionRecord, previous: string | null) {
+      const token = previous ?? randomToken(32)
+      const sid = digest(token)
+      // `cookie.expires` is where express-session stores take a session's expiry (its TTL in Redis).
+      const expires = new Date(record.expiresAt * 1000)
+      await set(sid, { cookie: { expires: expires.toISOString() }, ...toClaims(record) })
+      if (previous === null) {
+        let dropped: string[]
+        try {
+          dropped = await index.add(record.userId, sid, record.createdAt + maxLifetime)
+        } catch (error) {
+          // A session that sign-out-everywhere could not find must not exist: undo, then refuse.
+          await destroy(sid).catch(() => undefined)
+          throw error
+        }
+        // The user's oldest sessions beyond the cap end (unlisted, they are refused anyway with Redis).
+        await destroyAll(dropped).catch(() => undefined)
+      }
+      return token
+    },
+
+    async remove(token: string, record: SessionRecord | null) {
+      if (!TOKEN.test(token)) return
+      const sid = digest(token)
+      // Unlisted first: a request racing this sign-out may write the record back, never the entry.
+      if (record) await index.remove(record.userId, [sid])
+      await destroy(sid)
+    },
+
+    async removeAll(userId: string, nowSeconds: number) {
+      const sids = await index.members(userId, nowSeconds)
+      await index.remove(userId, sids)
+      await destroyAll(sids)
+    },
+  })
+}

@@ -1,0 +1,73 @@
+import { LRUCache } from 'lru-cache'
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import { MAX_SESSIONS_PER_USER, type Limiter, type Revocations, type ServerState, type SessionIndex } from './types'
+
+/**
+ * The embedded default: everything in this process's memory, bounded. Nothing is shared between
+ * instances (the service says so at start-up when it matters); `redis` shares it.
+ */
+export function memoryState(maxLifetime: number): ServerState {
+  return Object.freeze({
+    shared: false,
+    revocations: memoryRevocations(maxLifetime),
+    sessionIndex: memorySessionIndex(maxLifetime),
+    limiter: (name: string, points: number, duration: number) => memoryLimiter(name, points, duration),
+  })
+}
+
+function memoryLimiter(keyPrefix: string, points: number, duration: number): Limiter {
+  const limiter = new RateLimiterMemory({ keyPrefix, points, duration })
+  return Object.freeze({ consume: (key: string) => consumeOne(limiter.consume(key)) })
+}
+
+/** A limiter's answer as the package uses it: null within the limit, else whole seconds to wait. */
+export function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
+  return consumed.then(
+    () => null,
+    (refused: unknown) => {
+      if (refused instanceof RateLimiterRes) return Math.max(1, Math.ceil(refused.msBeforeNext / 1000))
+      throw refused
+    },
+  )
+}
+
+function memoryRevocations(maxLifetime: number): Revocations {
+  // A revocation matters only while a session signed in before it can live: maxLifetime. At most
+  // 100 000 users' revocations are kept (docs/session-stores.md); Redis keeps every one.
+  const times = new LRUCache<string, number>({ max: 100_000, ttl: maxLifetime * 1000 })
+  const now = () => Math.floor(Date.now() / 1000)
+  return Object.freeze({
+    before: async (userId: string) => times.get(userId) ?? 0,
+    stamp: async (userId: string) => Math.max(now(), times.get(userId) ?? 0),
+    async revoke(userId: string) {
+      times.set(userId, Math.max(now() + 1, times.get(userId) ?? 0))
+    },
+  })
+}
+
+function memorySessionIndex(maxLifetime: number): SessionIndex {
+  const users = new LRUCache<string, Map<string, number>>({ max: 100_000, ttl: maxLifetime * 1000 })
+  return Object.freeze({
+    async add(userId: string, sid: string, untilSeconds: number) {
+      const sessions = users.get(userId) ?? new Map<string, number>()
+      const now = Date.now() / 1000
+      for (const [id, until] of sessions) if (until <= now) sessions.delete(id)
+      sessions.set(sid, untilSeconds)
+      users.set(userId, sessions)
+      // A Map keeps insertion order: the first entries are the oldest sign-ins.
+      const dropped = [...sessions.keys()].slice(0, Math.max(0, sessions.size - MAX_SESSIONS_PER_USER))
+      for (const id of dropped) sessions.delete(id)
+      return dropped
+    },
+    has: async (userId: string, sid: string) => users.get(userId)?.has(sid) ?? false,
+    async members(userId: string, nowSeconds: number) {
+      return [...(users.get(userId) ?? new Map<string, number>())]
+        .filter(([, until]) => until > nowSeconds)
+        .map(([id]) => id)
+    },
+    async remove(userId: string, sids: readonly string[]) {
+      const sessions = users.get(userId)
+      if (sessions) for (const sid of sids) sessions.delete(sid)
+    },
+  })
+}

@@ -1,0 +1,35 @@
+import { RedisStore } from 'connect-redis'
+import type { SessionData } from 'express-session'
+import { ConfigurationError } from '../errors'
+import { parseJsonObject } from '../util/json'
+import type { ExpressSessionStore } from './session-store'
+import { isRedisClient, type RedisClient } from './redis'
+
+/**
+ * JSON, except that a value that does not parse is no session (null) rather than an error: a
+ * store error would be a 503 for that browser for as long as the value stays.
+ */
+const TOLERANT_JSON = {
+  // connect-redis types the answer as a session; null is what its get() passes on for none.
+  parse: (text: string) => parseJsonObject(text) as unknown as SessionData,
+  stringify: (session: SessionData) => JSON.stringify(session),
+}
+
+export interface RedisSessionStoreOptions {
+  /** Prepended to every session key. Default 'sess:'. */
+  prefix?: string
+}
+
+/**
+ * An express-session compatible store over an ioredis client or Cluster client: connect-redis 8,
+ * the last major that accepts ioredis (docs/session-stores.md). Each session is one key whose TTL
+ * follows the session's expiry. `auth()` builds one itself for `session.strategy: 'database'` with
+ * `redis` set; this export is for apps that want the same store elsewhere.
+ */
+export function redisSessionStore(client: RedisClient, options: RedisSessionStoreOptions = {}): ExpressSessionStore {
+  if (!isRedisClient(client))
+    throw new ConfigurationError(
+      'redisSessionStore() takes an ioredis client: `new Redis(url)` or `new Cluster(nodes)`',
+    )
+  return new RedisStore({ client, prefix: options.prefix ?? 'sess:', serializer: TOLERANT_JSON })
+}

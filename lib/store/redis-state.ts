@@ -1,0 +1,113 @@
+import { LRUCache } from 'lru-cache'
+import { RateLimiterRedis } from 'rate-limiter-flexible'
+import { digest } from '../crypto/mac'
+import { consumeOne } from './memory'
+import type { RedisRunner } from './redis'
+import { MAX_SESSIONS_PER_USER, type Limiter, type Revocations, type ServerState, type SessionIndex } from './types'
+
+/**
+ * Everything the package keeps on the server, in Redis, shared by every instance. Each command
+ * touches one key, so all of it works unchanged on Redis Cluster. User ids appear in keys only as
+ * their SHA-256.
+ */
+export function redisState(redis: RedisRunner, timing: { maxLifetime: number; revocationDelay: number }): ServerState {
+  return Object.freeze({
+    shared: true,
+    revocations: redisRevocations(redis, timing.maxLifetime, timing.revocationDelay),
+    sessionIndex: redisSessionIndex(redis),
+    limiter: (name: string, points: number, duration: number) => redisLimiter(redis, name, points, duration),
+  })
+}
+
+function redisLimiter(redis: RedisRunner, name: string, points: number, duration: number): Limiter {
+  const limiter = new RateLimiterRedis({
+    storeClient: redis.client,
+    useRedisPackage: false,
+    keyPrefix: redis.key('rl', name),
+    points,
+    duration,
+  })
+  return Object.freeze({ consume: (key: string) => redis.run(() => consumeOne(limiter.consume(key))) })
+}
+
+/**
+ * The time is read from Redis at most once per `delay` seconds per user and process (the revocation
+ * delay): the hot path stays one cache look-up, and a revocation reaches the other instances within
+ * `delay`. The instance that revokes sees it at once.
+ */
+function redisRevocations(redis: RedisRunner, maxLifetime: number, delay: number): Revocations {
+  const cache = delay > 0 ? new LRUCache<string, number>({ max: 50_000, ttl: delay * 1000 }) : null
+  const keyOf = (userId: string) => redis.key('rev', digest(userId))
+  return Object.freeze({
+    async before(userId: string, fresh = false) {
+      const cached = fresh ? undefined : cache?.get(userId)
+      if (cached !== undefined) return cached
+      const stored = await redis.run((client) => client.get(keyOf(userId)))
+      const time = stored !== null && /^\d{1,12}$/.test(stored) ? Number(stored) : 0
+      cache?.set(userId, time)
+      return time
+    },
+    async stamp(userId: string) {
+      const time = await redis.run((client) => client.eval(STAMP, 1, keyOf(userId)))
+      return Number(time)
+    },
+    async revoke(userId: string) {
+      // Kept as long as a session signed in before it could live; after that nothing needs it.
+      const time = await redis.run((client) => client.eval(REVOKE, 1, keyOf(userId), maxLifetime))
+      cache?.set(userId, Number(time))
+    },
+  })
+}
+
+// Redis's clock, on the node that holds the user's key, dates both a revocation and every sign-in
+// after it, so instances whose clocks disagree cannot let an older session through. The time kept
+// only ever moves forward.
+const STAMP = `local now = tonumber(redis.call('TIME')[1])
+local before = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+return math.max(now, before)`
+
+const REVOKE = `local now = tonumber(redis.call('TIME')[1]) + 1
+local before = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+local time = math.max(now, before)
+redis.call('SET', KEYS[1], time, 'EX', ARGV[1])
+return time`
+
+/**
+ * A sorted set per user: session id → the latest second it can live (sign-in + maxLifetime), so
+ * the lowest scores are the oldest sign-ins. One script on the one key adds a session, drops
+ * entries past their time and the oldest beyond MAX_SESSIONS_PER_USER (returned, to be ended), and
+ * keeps the set until its newest entry ends.
+ */
+const ADD = `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+local excess = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4])
+local dropped = {}
+if excess > 0 then
+  dropped = redis.call('ZRANGE', KEYS[1], 0, excess - 1)
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, excess - 1)
+end
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('EXPIREAT', KEYS[1], newest[2])
+return dropped`
+
+function redisSessionIndex(redis: RedisRunner): SessionIndex {
+  const keyOf = (userId: string) => redis.key('idx', digest(userId))
+  return Object.freeze({
+    async add(userId: string, sid: string, untilSeconds: number) {
+      const now = Math.floor(Date.now() / 1000)
+      const dropped = await redis.run((client) =>
+        client.eval(ADD, 1, keyOf(userId), now, untilSeconds, sid, MAX_SESSIONS_PER_USER),
+      )
+      return Array.isArray(dropped) ? dropped.filter((id): id is string => typeof id === 'string') : []
+    },
+    async has(userId: string, sid: string) {
+      return (await redis.run((client) => client.zscore(keyOf(userId), sid))) !== null
+    },
+    async members(userId: string, nowSeconds: number) {
+      return redis.run((client) => client.zrangebyscore(keyOf(userId), `(${nowSeconds}`, '+inf'))
+    },
+    async remove(userId: string, sids: readonly string[]) {
+      if (sids.length > 0) await redis.run((client) => client.zrem(keyOf(userId), ...sids))
+    },
+  })
+}
