@@ -52,6 +52,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
     email: createEmailRuntime(config.providers, config.secrets, config.log, state, redis),
     clientLogLimiter: createClientLogLimiter(state),
+    requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),
       state: keyRing(config.secrets, 'oauth-state'),

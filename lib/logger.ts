@@ -12,6 +12,8 @@ export type LogEvent =
   | 'signout'
   | 'redirect.rejected'
   | 'request.invalid'
+  | 'request.cross_site'
+  | 'request.rate_limited'
   | 'callback.error'
   | 'event.error'
   | 'client.log'

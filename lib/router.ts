@@ -13,6 +13,8 @@ import { callback } from './routes/callback'
 import { CLIENT_LOG_BODY_LIMIT, clientLog } from './routes/client-log'
 import { csrf } from './routes/csrf'
 import { invalidCsrf, type CsrfFailure } from './csrf/failure'
+import { crossSiteRefused } from './csrf/origin'
+import { clientKey } from './http/client-key'
 import { error } from './routes/error'
 import { providers } from './routes/providers'
 import { getSession } from './routes/session'
@@ -34,6 +36,8 @@ interface Route {
   readonly csrf?: CsrfFailure | typeof EXEMPT
   /** A smaller body limit than `bodyLimit`, for a route that needs little. */
   readonly bodyLimit?: number
+  /** Counted against `requestRateLimit` per client IP: the routes that send mail or call providers. */
+  readonly limited?: true
 }
 
 const EXEMPT = 'exempt'
@@ -48,10 +52,10 @@ const ROUTES: ReadonlyMap<string, Route> = new Map(
     providers: { GET: providers },
     session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
     signin: { GET: signInPage },
-    'signin/:provider': { POST: signInWithProvider, csrf: invalidCsrf.backTo('/signin') },
+    'signin/:provider': { POST: signInWithProvider, csrf: invalidCsrf.backTo('/signin'), limited: true },
     // An OAuth provider's redirect carries no CSRF token: `state` and the flow cookie bind it instead.
     // The e-mail link's POST checks its own token, because its answer to a bad one is the link itself.
-    'callback/:provider': { GET: callback, POST: callback, csrf: EXEMPT },
+    'callback/:provider': { GET: callback, POST: callback, csrf: EXEMPT, limited: true },
     signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
     'verify-request': { GET: verifyRequest },
     error: { GET: error },
@@ -107,17 +111,27 @@ async function dispatch(
   const provider = key.endsWith('/:provider') ? decodeSegment(segments[1]!) : undefined
   const json = body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1'
   const ctx = new Context(req, res, svc, base, cookieSet, readCookies(req), provider, body, json)
-  if (
-    method === 'POST' &&
-    route.csrf !== EXEMPT &&
-    !svc.csrf.verify(ctx.cookies[ctx.cookieSet.csrfToken.name], body.csrfToken)
-  ) {
-    svc.log('warn', 'csrf.invalid', 'a POST without a valid CSRF token was refused; nothing was changed', {
-      route: key,
-    })
-    return (route.csrf ?? invalidCsrf.badRequest)(ctx)
-  }
   try {
+    if (method === 'POST' && refusedAsCrossSite(ctx, key)) {
+      svc.log('warn', 'request.cross_site', 'a POST from another site was refused; nothing was changed', {
+        route: key,
+        fetchSite: String(req.headers['sec-fetch-site'] ?? '').slice(0, 32),
+        origin: String(req.headers.origin ?? '').slice(0, 200),
+      })
+      if (route.csrf === EXEMPT) throw new AuthError('MissingCSRF', 'a POST from another site was refused')
+      return await (route.csrf ?? invalidCsrf.badRequest)(ctx)
+    }
+    if (route.limited) await countRequest(ctx)
+    if (
+      method === 'POST' &&
+      route.csrf !== EXEMPT &&
+      !svc.csrf.verify(ctx.cookies[ctx.cookieSet.csrfToken.name], body.csrfToken)
+    ) {
+      svc.log('warn', 'csrf.invalid', 'a POST without a valid CSRF token was refused; nothing was changed', {
+        route: key,
+      })
+      return await (route.csrf ?? invalidCsrf.badRequest)(ctx)
+    }
     await handler(ctx)
   } catch (error) {
     // The client asked for `{"url"}` (the NextAuth client's signIn and signOut): it gets the error
@@ -125,6 +139,25 @@ async function dispatch(
     if (!json || !isAuthError(error) || error.code === 'Configuration' || res.headersSent) throw error
     sendJson(res, error.status, JSON.stringify({ url: ctx.serviceUrl('/error', { error: error.code }) }))
   }
+}
+
+/**
+ * Every POST passes the origin check (lib/csrf/origin.ts) but an OAuth provider's callback: a
+ * provider may post its answer (`response_mode=form_post`), and `state` with the flow cookie binds it.
+ */
+function refusedAsCrossSite(ctx: Context, key: string): boolean {
+  const { svc } = ctx
+  if (key === 'callback/:provider' && ctx.provider !== svc.email?.provider.id) return false
+  return crossSiteRefused(ctx.req.headers, ctx.base.origin, svc.config.trustedOrigins)
+}
+
+/** Counts one sign-in request for this client IP; beyond the limit, 429 with Retry-After. */
+async function countRequest(ctx: Context): Promise<void> {
+  const wait = await ctx.svc.requestLimiter.consume(clientKey(ctx.req.ip))
+  if (wait === null) return
+  ctx.svc.log('debug', 'request.rate_limited', 'a client made too many sign-in requests', { retryAfter: wait })
+  ctx.res.setHeader('Retry-After', String(wait))
+  throw new AuthError('TooManyRequests', 'too many sign-in requests from this client')
 }
 
 function decodeSegment(segment: string): string {

@@ -22,4 +22,6 @@ export interface Services {
   readonly flowKeys: FlowKeys
   /** Counts `POST /_log` entries per client IP. */
   readonly clientLogLimiter: Limiter
+  /** Counts sign-in requests (`POST /signin/*`, `/callback/*`) per client IP. */
+  readonly requestLimiter: Limiter
 }

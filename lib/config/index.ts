@@ -7,6 +7,7 @@ import type { AuthOptions, Callbacks, Events, Pages } from './types'
 import { isRecord } from '../util/object'
 import type { ExpressSessionStore } from '../store/session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
+import { resolveRequestRateLimit, type RequestRateLimit } from './limits'
 import { parseHttpUrl } from '../urls/http-url'
 import { checkFunctions, checkKeys, describe, optionalBoolean, optionalMilliseconds, optionalObject } from './validate'
 
@@ -40,6 +41,8 @@ export interface ResolvedConfig {
   readonly bodyTimeout: number
   /** Milliseconds an outgoing request to a provider (discovery, keys, token, userinfo) may take. */
   readonly providerTimeout: number
+  /** Sign-in requests (`POST /signin/*`, `/callback/*`) per client IP and window. */
+  readonly requestRateLimit: RequestRateLimit
   readonly log: Log
 }
 
@@ -62,6 +65,7 @@ const OPTIONS = [
   'redis',
   'redisKeyPrefix',
   'storeTimeout',
+  'requestRateLimit',
   'dangerouslyAllowInsecureCookies',
 ] as const
 
@@ -130,6 +134,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     bodyTimeout: optionalMilliseconds(options.bodyTimeout, 'bodyTimeout', 10_000),
     providerTimeout: optionalMilliseconds(options.providerTimeout, 'providerTimeout', 10_000),
     storeTimeout: optionalMilliseconds(options.storeTimeout, 'storeTimeout', 1000),
+    requestRateLimit: resolveRequestRateLimit(options.requestRateLimit),
     log,
   })
 }

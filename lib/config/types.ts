@@ -162,6 +162,12 @@ export interface AuthOptions {
   redisKeyPrefix?: string
   /** Milliseconds any Redis command (or `session.store` call) may take before the request gets a 503. Default 1000. */
   storeTimeout?: number
+  /**
+   * Sign-in requests (`POST /signin/*`, `GET`/`POST /callback/*`) each client IP (`req.ip`, as the
+   * app's `trust proxy` gives it) may make per window; beyond it, 429 with Retry-After. Counted in
+   * Redis when `redis` is set. Default 60 per 60 seconds.
+   */
+  requestRateLimit?: { limit?: number; windowSeconds?: number }
   /** Allows `cookies.*.options.secure: false` on an https service. Never in production. */
   dangerouslyAllowInsecureCookies?: boolean
 }

@@ -1,8 +1,13 @@
 import type { Response } from 'express'
-import { PAGE_CSP, renderView, STYLESHEET, type RenderOptions, type ViewData, type ViewName } from '../pages/render'
+import { renderView, STYLESHEET, type RenderOptions, type ViewData, type ViewName } from '../pages/render'
 import { noSniff, sendHtml } from './reply'
 
-/** Renders a built-in page (lib/pages) and writes it as `text/html; charset=utf-8`, with its CSP. */
+/**
+ * Renders a built-in page (lib/pages) and writes it as `text/html; charset=utf-8`, with its CSP.
+ * `Referrer-Policy: same-origin`: the page's address (a token in it, say) never leaves the site,
+ * while its own form POSTs still carry their Origin (with `no-referrer`, browsers send
+ * `Origin: null`, which the origin check would refuse).
+ */
 export function renderPage<V extends ViewName>(
   res: Response,
   status: number,
@@ -11,7 +16,8 @@ export function renderPage<V extends ViewName>(
   options: RenderOptions = {},
 ): void {
   const page = renderView(view, data, options)
-  res.setHeader('Content-Security-Policy', PAGE_CSP)
+  res.setHeader('Content-Security-Policy', page.csp)
+  res.setHeader('Referrer-Policy', 'same-origin')
   sendHtml(res, status, page.html, page.noStore)
 }
 

@@ -64,6 +64,8 @@ export interface ViewData {
 export interface RenderOptions {
   /** `Cache-Control: private, no-cache, no-store`. Default: on for the pages that carry a token. */
   readonly noStore?: boolean
+  /** What the page's forms may reach besides its own origin: see pageCsp. */
+  readonly formAction?: readonly string[] | null
 }
 
 interface Model {
@@ -151,13 +153,25 @@ const TEMPLATES: Readonly<Record<ViewName, ejs.TemplateFunction>> = Object.freez
   'email-confirm': compileView('email-confirm'),
 })
 
-/** The pages need nothing but their own stylesheet; forms may post anywhere (OAuth redirects). */
-export const PAGE_CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+/** The pages need nothing but their own stylesheet: no script at all, no frames, no base. */
+const CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+/**
+ * A page's Content-Security-Policy. `formAction`: the origins besides the page's own that its forms
+ * (and the redirects after them) may reach; none given: `form-action 'none'` (a page without a form);
+ * null: no `form-action` at all (a destination is not known).
+ */
+export function pageCsp(formAction?: readonly string[] | null): string {
+  if (formAction === null) return CSP
+  if (formAction === undefined) return `${CSP}; form-action 'none'`
+  return `${CSP}; form-action ${["'self'", ...formAction].join(' ')}`
+}
 
 /** A rendered page: its HTML, and whether it carries a token (then no cache may keep it). */
 export interface RenderedPage {
   readonly html: string
   readonly noStore: boolean
+  readonly csp: string
 }
 
 /** Renders a built-in page. Writing it is lib/http's part (page-response.ts). */
@@ -169,6 +183,7 @@ export function renderView<V extends ViewName>(view: V, data: ViewData[V], optio
   return {
     html: LAYOUT({ t, title: model.title, stylesheet, body }),
     noStore: options.noStore ?? CARRIES_TOKEN.has(view),
+    csp: pageCsp(options.formAction),
   }
 }
 

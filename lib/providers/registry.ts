@@ -6,6 +6,7 @@ import { UserinfoStrategy } from './userinfo-strategy'
 import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
 import { flowStateStore } from './passport-state-store'
 import type { OAuthProvider, ProviderInfo } from './types'
+import { parseHttpUrl } from '../urls/http-url'
 
 /** A Passport instance of our own (the class's instances, not the global singleton's type). */
 export type PassportInstance = InstanceType<typeof Passport>
@@ -22,6 +23,12 @@ export interface OAuthRuntime {
   readonly provider: OAuthProvider
   /** Null when the provider cannot be set up now (an unreachable issuer); logged, and tried again next time. */
   ready(): Promise<Ready | null>
+  /**
+   * The origin of the authorization endpoint, where the sign-in form's redirect goes (the pages' CSP
+   * `form-action` must allow it). For OIDC, the discovered one once `ready()` succeeded, the issuer's
+   * before; undefined when unknown (a strategy that keeps it elsewhere).
+   */
+  authorizationOrigin(): string | undefined
 }
 
 export interface OAuthRegistry {
@@ -44,28 +51,35 @@ export function createOAuthRegistry(providers: readonly ProviderInfo[], log: Log
         `provider ${provider.id} runs without PKCE (checks has no 'pkce'); keep it only for a provider that rejects PKCE`,
       )
     }
-    runtimes.set(provider.id, { provider, ready: setUp(passport, provider, log, timeoutMs) })
+    runtimes.set(provider.id, setUp(passport, provider, log, timeoutMs))
   }
   return Object.freeze({ passport, get: (id: string) => runtimes.get(id) })
 }
 
-function setUp(
-  passport: PassportInstance,
-  provider: OAuthProvider,
-  log: Log,
-  timeoutMs: number,
-): () => Promise<Ready | null> {
+function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, timeoutMs: number): OAuthRuntime {
   if (provider.protocol !== 'oidc') {
-    passport.use(provider.id, build(provider, timeoutMs))
+    const strategy = build(provider, timeoutMs)
+    passport.use(provider.id, strategy)
     const ready: Ready = {}
-    return async () => ready
+    const origin = originOf(authorizeUrlOf(strategy))
+    if (origin === undefined) {
+      log(
+        'warn',
+        'config.warning',
+        `provider ${provider.id}: its authorization URL is unknown, so the sign-in page's CSP cannot name it in form-action and leaves form-action out`,
+      )
+    }
+    return { provider, ready: async () => ready, authorizationOrigin: () => origin }
   }
-  // Discovery happens on the first sign-in, once; a failure is retried on a later attempt.
+  // Discovery happens on the first sign-in (or sign-in page), once; a failure is retried on a later attempt.
   let pending: Promise<Ready | null> | null = null
-  return () => {
+  // Until discovery succeeds, the issuer's own origin: where nearly every provider authorizes.
+  let origin = originOf(provider.issuer)
+  const ready = () => {
     pending ??= discover(provider, timeoutMs).then(
       (metadata) => {
         passport.use(provider.id, build(provider, timeoutMs, metadata))
+        origin = originOf(metadata.authorization_endpoint) ?? origin
         return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs) } }
       },
       (error: unknown) => {
@@ -80,6 +94,23 @@ function setUp(
     )
     return pending
   }
+  return { provider, ready, authorizationOrigin: () => origin }
+}
+
+/**
+ * The authorization URL a passport-oauth2 strategy redirects to. passport-oauth2 keeps it on its
+ * OAuth2 client (`_oauth2._authorizeUrl`), the same field for every strategy built on it; read
+ * defensively, so that a strategy built otherwise gives undefined, never an exception.
+ */
+function authorizeUrlOf(strategy: OAuth2Strategy): unknown {
+  const client = (strategy as unknown as { _oauth2?: { _authorizeUrl?: unknown } })._oauth2
+  return typeof client === 'object' && client !== null ? client._authorizeUrl : undefined
+}
+
+function originOf(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined
+  const parsed = parseHttpUrl(url)
+  return parsed ? parsed.origin : undefined
 }
 
 /** The strategy, built by the package: its callback URL (per request), its state store, PKCE, its verify function. */

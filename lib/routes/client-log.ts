@@ -22,14 +22,16 @@ export function createClientLogLimiter(state: ServerState): Limiter {
 /**
  * POST /_log: the v4 client's log beacon. Anyone can send it, so it is treated as data: a small
  * body, a few entries a minute per client IP (`req.ip`, which honours the app's `trust proxy`), a
- * level from an allow-list and never above `warn`, short strings only, and `source: 'client'` on
+ * level from the client's three (anything else: 400, nothing logged) and never above `warn`, short strings only, and `source: 'client'` on
  * every entry so that nobody mistakes it for the service's own.
  */
 export async function clientLog(ctx: Context): Promise<void> {
+  const { level, code, message } = ctx.body
+  // Only the levels the client sends: anything else is not the client's beacon, and costs no count.
+  const safeLevel = typeof level === 'string' ? LEVELS.get(level) : undefined
+  if (safeLevel === undefined) return sendEmpty(ctx.res, 400)
   const refusal = await overLimit(ctx)
   if (refusal !== null) return sendEmpty(ctx.res, 429, { 'Retry-After': String(refusal) })
-  const { level, code, message } = ctx.body
-  const safeLevel = (typeof level === 'string' ? LEVELS.get(level) : undefined) ?? 'debug'
   ctx.svc.log(safeLevel, 'client.log', 'the client reported a problem', {
     source: 'client',
     code: short(code, 64),

@@ -12,17 +12,23 @@ export async function signInPage(ctx: Context): Promise<void> {
   const { config } = ctx.svc
   if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
   const error = ctx.query.get('error') ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
-  renderPage(ctx.res, 200, 'signin', {
-    base: ctx.base.href,
-    csrfToken: ctx.csrfToken(),
-    callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
-    providers: config.providers.map(({ id, name, type }) => ({
-      id,
-      name,
-      type,
-      signinUrl: providerUrls(ctx.base, id).signinUrl,
-    })),
-    ...(error === undefined ? {} : { error }),
-    ...(ctx.query.get('email') ? { email: ctx.query.get('email')! } : {}),
-  })
+  renderPage(
+    ctx.res,
+    200,
+    'signin',
+    {
+      base: ctx.base.href,
+      csrfToken: ctx.csrfToken(),
+      callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
+      providers: config.providers.map(({ id, name, type }) => ({
+        id,
+        name,
+        type,
+        signinUrl: providerUrls(ctx.base, id).signinUrl,
+      })),
+      ...(error === undefined ? {} : { error }),
+      ...(ctx.query.get('email') ? { email: ctx.query.get('email')! } : {}),
+    },
+    { formAction: await ctx.formAction(true) },
+  )
 }

@@ -7,9 +7,15 @@ import type { Context } from '../context'
 export async function signOutPage(ctx: Context): Promise<void> {
   const { config } = ctx.svc
   if (config.pages.signOut) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signOut))
-  renderPage(ctx.res, 200, 'signout', {
-    base: ctx.base.href,
-    csrfToken: ctx.csrfToken(),
-    callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
-  })
+  renderPage(
+    ctx.res,
+    200,
+    'signout',
+    {
+      base: ctx.base.href,
+      csrfToken: ctx.csrfToken(),
+      callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
+    },
+    { formAction: await ctx.formAction(false) },
+  )
 }

@@ -30,12 +30,18 @@ export async function showEmailLink(ctx: Context, runtime: EmailRuntime): Promis
   const values = linkValues(ctx)
   // The page names the address: only one the service could have sent a link to, never free text.
   if (!values.token || normalizeAddress(values.email) !== values.email) return refuse(ctx)
-  renderPage(ctx.res, 200, 'email-confirm', {
-    base: ctx.base.href,
-    action: providerUrls(ctx.base, runtime.provider.id).callbackUrl,
-    ...values,
-    csrfToken: ctx.csrfToken(),
-  })
+  renderPage(
+    ctx.res,
+    200,
+    'email-confirm',
+    {
+      base: ctx.base.href,
+      action: providerUrls(ctx.base, runtime.provider.id).callbackUrl,
+      ...values,
+      csrfToken: ctx.csrfToken(),
+    },
+    { formAction: await ctx.formAction(false) },
+  )
 }
 
 function refuse(ctx: Context): void {

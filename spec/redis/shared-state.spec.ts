@@ -142,6 +142,16 @@ describe('e-mail sign-in on Redis', () => {
     expect(two.logs.filter((entry) => entry.event === 'email.rate_limited')).toHaveLength(1)
     expect(await keys('rl:*')).not.toEqual([])
   })
+
+  it('counts the request-rate limit across instances: 429 on one after the other used it up', async () => {
+    const [one, two] = await twoInstances({ requestRateLimit: { limit: 2, windowSeconds: 60 } })
+    expect((await requestLink(one, new Browser(one), newAddress())).status).toBe(302)
+    expect((await requestLink(two, new Browser(two), newAddress())).status).toBe(302)
+    const refusedHere = await requestLink(one, new Browser(one), newAddress())
+    expect(refusedHere.status).toBe(429)
+    expect(refusedHere.headers.get('retry-after')).toMatch(/^\d+$/)
+    expect(await keys('rl:requests*')).toHaveLength(1)
+  })
 })
 
 describe('cookie sessions with Redis: sign-out everywhere', () => {

@@ -154,8 +154,8 @@ describe('request strings never reach a prototype', () => {
         .type('form')
         .send({ csrfToken: token })
         .expect(404)
-      await request(app).post('/api/auth/_log').type('form').send({ level: key, code: 'X' }).expect(200)
-      expect(logs.find((entry) => entry.event === 'client.log')).toMatchObject({ level: 'debug' })
+      await request(app).post('/api/auth/_log').type('form').send({ level: key, code: 'X' }).expect(400)
+      expect(logs.find((entry) => entry.event === 'client.log')).toBeUndefined()
       // A form field named like a prototype member is a field like any other.
       const res = await request(app)
         .post('/api/auth/signout')
@@ -179,14 +179,29 @@ describe('POST /_log, the client log beacon', () => {
     await request(app)
       .post('/api/auth/_log')
       .type('form')
-      .send({ level: 'fatal; rm -rf', code: 'X', extra: 'ignored' })
+      .send({ level: 'debug', code: 'X', extra: 'ignored' })
       .expect(200)
     expect(logs[0]).toMatchObject({ level: 'warn', event: 'client.log', source: 'client', code: 'CLIENT_FETCH_ERROR' })
     expect((logs[0]!.clientMessage as string).length).toBe(500)
     expect(logs[1]).toMatchObject({ level: 'debug', source: 'client', code: 'X' })
     expect(logs[1]).not.toHaveProperty('extra')
+    expect(logs).toHaveLength(2)
     expect(logs.some((entry) => entry.level === 'error')).toBe(false)
   })
+
+  it.each([['fatal; rm -rf'], ['info'], ['constructor'], [''], ['x'.repeat(3000)]])(
+    "refuses the level %j with 400 and logs nothing (only error, warn and debug are the client's)",
+    async (level) => {
+      const { app, logs } = makeApp()
+      await request(app).post('/api/auth/_log').type('form').send({ level, code: 'X' }).expect(400)
+      await request(app)
+        .post('/api/auth/_log')
+        .send({ level: ['warn'], code: 'X' })
+        .expect(400)
+      await request(app).post('/api/auth/_log').type('form').send({ code: 'X' }).expect(400)
+      expect(logs.filter((entry) => entry.event === 'client.log')).toEqual([])
+    },
+  )
 
   it('refuses a body over 4 KB', async () => {
     const { app, logs } = makeApp()

@@ -114,19 +114,28 @@ describe('the built-in pages', () => {
     void page
   })
 
-  it.each(['/api/auth/signin', '/api/auth/signout', '/api/auth/verify-request', '/api/auth/error?error=AccessDenied'])(
-    '%s loads nothing from elsewhere and is ready for a strict CSP',
-    async (path) => {
-      const { app } = makeApp({ providers })
-      const res = await request(app).get(path)
-      expect(externalUrls(res.text)).toEqual([])
-      expect(res.text).not.toMatch(/<script|style=|<style/i)
-      expect(res.text).toMatch(/<html lang="en">/)
-      expect(res.headers['content-security-policy']).toBe(
-        "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'",
-      )
-    },
-  )
+  // form-action names where each page's forms may lead, redirects included: the sign-in page's to
+  // the providers' authorization origin (before discovery, the issuer's), the trusted origins and
+  // the app's own pages on other origins; a page without a form may post nowhere.
+  const STRICT = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+  const SOURCES = "'self' https://app.example.com https://login.example.com"
+  it.each([
+    ['/api/auth/signin', `form-action ${SOURCES} https://idp.example.com`],
+    ['/api/auth/signout', `form-action ${SOURCES}`],
+    ['/api/auth/verify-request', "form-action 'none'"],
+    ['/api/auth/error?error=AccessDenied', "form-action 'none'"],
+  ])('%s loads nothing from elsewhere and is served with a strict CSP', async (path, formAction) => {
+    // The app's own verify-request page is elsewhere (then that route redirects there, not rendered).
+    const pages = path.includes('verify-request') ? {} : { verifyRequest: 'https://login.example.com/check' }
+    const { app } = makeApp({ providers, trustedOrigins: ['https://app.example.com'], pages })
+    const res = await request(app).get(path)
+    expect(externalUrls(res.text)).toEqual([])
+    expect(res.text).not.toMatch(/<script|style=|<style/i)
+    expect(res.text).toMatch(/<html lang="en">/)
+    expect(res.headers['content-security-policy']).toBe(`${STRICT}; ${formAction}`)
+    expect(res.headers['referrer-policy']).toBe('same-origin')
+    expect(res.headers['x-content-type-options']).toBe('nosniff')
+  })
 
   it('serves its stylesheet with a validator', async () => {
     const { app } = makeApp()
