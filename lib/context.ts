@@ -7,6 +7,7 @@ import type { Services } from './services'
 import type { SessionCookie } from './session/manager'
 import type { FlowCookies } from './sign-in/flow'
 import { chooseCallbackUrl } from './urls/callback-url'
+import type { Messages } from './pages/messages'
 
 /**
  * One request as a handler sees it, built by the router. A class, not an object literal: every
@@ -115,6 +116,13 @@ export class Context {
     }
     origins.delete(this.base.origin)
     return [...origins]
+  }
+
+  /** The texts for this request's language; the answer then varies by Accept-Language. */
+  messages(): Messages {
+    const { languages } = this.svc
+    if (languages.negotiated) this.res.vary('Accept-Language')
+    return languages.pick(this.req.headers['accept-language'])
   }
 
   /** Where to send the user after a sign-in or sign-out: this request's callbackUrl, validated (lib/urls). */

@@ -8,6 +8,7 @@ import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
 import { clientSession } from './session/shape'
 import { userForLog } from './providers/email-runtime'
+import { errorAnswer } from './router'
 
 /** The host app's helpers, carried by the router `auth()` returns. */
 export interface AuthHelpers {
@@ -60,7 +61,7 @@ export function createHelpers(svc: Services): AuthHelpers {
       // The store does not answer: a 503 of ours (the page or `{"error":"ServiceUnavailable"}`),
       // not a 500 of the app's; anything else is the app's own error (its session callback's).
       if (isAuthError(error) && error.code === 'ServiceUnavailable')
-        return sendError(req, res, error, config.base?.href)
+        return sendError(req, res, error, errorAnswer(svc, req, res))
       return next(error)
     }
     if (session) {
@@ -69,7 +70,11 @@ export function createHelpers(svc: Services): AuthHelpers {
     }
     if (prefersJson(req)) return sendJson(res, 401, '{}')
     const service = serviceOf(req)
-    if (service === null) return sendError(req, res, new AuthError('InvalidHost', 'the Host header is not a host name'))
+    if (service === null) {
+      return sendError(req, res, new AuthError('InvalidHost', 'the Host header is not a host name'), {
+        messages: errorAnswer(svc, req, res).messages,
+      })
+    }
     const { base } = service
     const signIn = new URL(config.pages.signIn ?? `${base.href}/signin`, base.origin)
     // An absolute-form request line (`GET http://other.example/x`) names no path of ours: back to the origin.

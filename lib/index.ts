@@ -39,4 +39,7 @@ export type {
   SignInResult,
 } from './config/types'
 export { AuthError, ConfigurationError, type AuthErrorCode } from './errors'
+export { de } from './pages/de'
+export type { Messages } from './pages/messages'
+export type { Translation } from './pages/languages'
 export type { LogEntry, LogEvent, LogLevel, Logger } from './logger'

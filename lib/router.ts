@@ -4,7 +4,7 @@ import { AuthError, isAuthError } from './errors'
 import { serviceFor } from './http/base'
 import { readBody } from './http/body'
 import { readCookies } from './http/cookies'
-import { sendError } from './http/error-response'
+import { sendError, type ErrorAnswer } from './http/error-response'
 import { sendJson } from './http/reply'
 import { relativePath } from './http/mount'
 import { Context, type Handler } from './context'
@@ -76,7 +76,7 @@ export function createRouter(svc: Services): Router {
       .catch((err: unknown) => {
         if (!isAuthError(err)) return next(err)
         if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
-        sendError(req, res, err, svc.config.base?.href)
+        sendError(req, res, err, errorAnswer(svc, req, res))
       })
       .catch(next)
   })
@@ -101,8 +101,9 @@ async function dispatch(
   const handler = method === 'GET' || method === 'POST' ? route[method] : undefined
   if (!handler) {
     const allow = [route.GET ? 'GET, HEAD' : '', route.POST ? 'POST' : ''].filter(Boolean).join(', ')
-    return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), svc.config.base?.href, {
-      Allow: allow,
+    return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), {
+      ...errorAnswer(svc, req, res),
+      headers: { Allow: allow },
     })
   }
   const { base, cookieSet } = serviceFor(svc.config, req)
@@ -158,6 +159,12 @@ async function countRequest(ctx: Context): Promise<void> {
   ctx.svc.log('debug', 'request.rate_limited', 'a client made too many sign-in requests', { retryAfter: wait })
   ctx.res.setHeader('Retry-After', String(wait))
   throw new AuthError('TooManyRequests', 'too many sign-in requests from this client')
+}
+
+/** How an error page is answered here: linked to the sign-in page, in the request's language. */
+export function errorAnswer(svc: Services, req: Request, res: Response): ErrorAnswer {
+  if (svc.languages.negotiated) res.vary('Accept-Language')
+  return { base: svc.config.base?.href, messages: svc.languages.pick(req.headers['accept-language']) }
 }
 
 function decodeSegment(segment: string): string {

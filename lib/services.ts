@@ -2,6 +2,7 @@ import type { ResolvedConfig } from './config'
 import type { BaseUrl } from './config/url'
 import type { Csrf } from './csrf'
 import type { Log } from './logger'
+import type { Languages } from './pages/languages'
 import type { EmailRuntime } from './providers/email-runtime'
 import type { OAuthRegistry } from './providers/registry'
 import type { SessionManager } from './session/manager'
@@ -22,6 +23,8 @@ export interface Services {
   readonly flowKeys: FlowKeys
   /** Counts `POST /_log` entries per client IP. */
   readonly clientLogLimiter: Limiter
+  /** The pages' and the mail's texts, per request. */
+  readonly languages: Languages
   /** Counts sign-in requests (`POST /signin/*`, `/callback/*`) per client IP. */
   readonly requestLimiter: Limiter
 }

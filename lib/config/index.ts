@@ -66,6 +66,9 @@ const OPTIONS = [
   'redisKeyPrefix',
   'storeTimeout',
   'requestRateLimit',
+  // Resolved with the pages (lib/pages/languages.ts), whose English texts they are merged over.
+  'languages',
+  'language',
   'dangerouslyAllowInsecureCookies',
 ] as const
 

@@ -1,3 +1,4 @@
+import type { Translation } from '../pages/languages'
 import type { Logger } from '../logger'
 import type { Provider } from '../providers/types'
 import type { RedisClient } from '../store/redis'
@@ -168,6 +169,13 @@ export interface AuthOptions {
    * Redis when `redis` is set. Default 60 per 60 seconds.
    */
   requestRateLimit?: { limit?: number; windowSeconds?: number }
+  /**
+   * Translations of the built-in pages and the sign-in mail by language tag (`{ de }`, the German
+   * that ships with the package, or your own), each merged over English.
+   */
+  languages?: Readonly<Record<string, Translation>>
+  /** One language for every request ('en' or a key of `languages`). Default: by Accept-Language. */
+  language?: string
   /** Allows `cookies.*.options.secure: false` on an https service. Never in production. */
   dangerouslyAllowInsecureCookies?: boolean
 }

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express'
 import type { AuthError } from '../errors'
 import { sendJson } from './reply'
 import { renderErrorPage } from './page-response'
+import type { Messages } from '../pages/messages'
 
 /** True when the client prefers JSON to HTML by its Accept header. */
 export function prefersJson(req: Request): boolean {
@@ -10,19 +11,22 @@ export function prefersJson(req: Request): boolean {
   return accept.includes('json') && !accept.includes('text/html')
 }
 
-/** The answer to one of our errors: JSON `{ "error": code }` or the error page, by Accept. `base` links the page to the sign-in page. */
-export function sendError(
-  req: Request,
-  res: Response,
-  error: AuthError,
-  base?: string,
-  headers: Record<string, string> = {},
-): void {
+export interface ErrorAnswer {
+  /** The service URL: the error page then links to the sign-in page and has its stylesheet. */
+  readonly base?: string | undefined
+  readonly headers?: Readonly<Record<string, string>>
+  /** The language's texts for the error page. Default: English. */
+  readonly messages?: Messages
+}
+
+/** The answer to one of our errors: JSON `{ "error": code }` or the error page, by Accept. */
+export function sendError(req: Request, res: Response, error: AuthError, answer: ErrorAnswer = {}): void {
+  const { base, headers = {}, messages } = answer
   if (res.headersSent) return
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value)
   // A body we refused (too large, too slow, of another type, for no route) is not drained for
   // ever: the connection closes after the answer.
   if (!req.complete) res.setHeader('Connection', 'close')
   if (prefersJson(req)) sendJson(res, error.status, JSON.stringify({ error: error.code }))
-  else renderErrorPage(res, error.status, error.code, base)
+  else renderErrorPage(res, error.status, error.code, base, messages)
 }

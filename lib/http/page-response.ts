@@ -1,6 +1,7 @@
 import type { Response } from 'express'
 import { renderView, STYLESHEET, type RenderOptions, type ViewData, type ViewName } from '../pages/render'
 import { noSniff, sendHtml } from './reply'
+import type { Messages } from '../pages/messages'
 
 /**
  * Renders a built-in page (lib/pages) and writes it as `text/html; charset=utf-8`, with its CSP.
@@ -22,8 +23,8 @@ export function renderPage<V extends ViewName>(
 }
 
 /** The error page for callers that know only a status and a code; `base` adds style and a sign-in link. */
-export function renderErrorPage(res: Response, status: number, code: string, base?: string): void {
-  renderPage(res, status, 'error', base === undefined ? { code } : { code, base })
+export function renderErrorPage(res: Response, status: number, code: string, base?: string, messages?: Messages): void {
+  renderPage(res, status, 'error', base === undefined ? { code } : { code, base }, messages ? { messages } : {})
 }
 
 /** `GET {base}/assets/style.css`: the pages' only stylesheet, cacheable for a day. */

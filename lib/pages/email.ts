@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import * as ejs from 'ejs'
-import { en, format } from './messages'
+import { en, format, type Messages } from './messages'
 import { VIEWS_DIR } from './render'
 
 /** The sign-in mail: subject, text and HTML, with the link and the service's host and nothing else. */
@@ -25,8 +25,7 @@ function compile(name: 'email-text' | 'email-html', escape?: (text: string) => s
 const TEXT = compile('email-text', (text) => text)
 const HTML = compile('email-html')
 
-export function renderSignInMail(url: string, host: string): SignInMail {
-  const t = en
+export function renderSignInMail(url: string, host: string, t: Messages = en): SignInMail {
   const locals = { t, fmt: format, url, host }
   return { subject: format(t.email.subject, { host }), text: TEXT(locals), html: HTML(locals) }
 }

@@ -66,6 +66,8 @@ export interface RenderOptions {
   readonly noStore?: boolean
   /** What the page's forms may reach besides its own origin: see pageCsp. */
   readonly formAction?: readonly string[] | null
+  /** The language's texts (lib/pages/languages.ts). Default: English. */
+  readonly messages?: Messages
 }
 
 interface Model {
@@ -176,7 +178,7 @@ export interface RenderedPage {
 
 /** Renders a built-in page. Writing it is lib/http's part (page-response.ts). */
 export function renderView<V extends ViewName>(view: V, data: ViewData[V], options: RenderOptions = {}): RenderedPage {
-  const t = en
+  const t = options.messages ?? en
   const model = MODELS[view](t, data)
   const body = TEMPLATES[view]({ ...model.locals, t, fmt: format })
   const stylesheet = data.base === undefined ? undefined : `${data.base}/assets/style.css`

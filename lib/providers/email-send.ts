@@ -1,4 +1,5 @@
 import { renderSignInMail } from '../pages/email'
+import type { Messages } from '../pages/messages'
 import { withDeadline } from '../util/deadline'
 import type { EmailProvider, VerificationRequest } from './types'
 
@@ -6,7 +7,11 @@ import type { EmailProvider, VerificationRequest } from './types'
  * Sends the sign-in mail (through the app's `sendVerificationRequest`, or the provider's transport
  * with the package's templates) within `sendTimeout`. Rejects when it failed or took too long.
  */
-export async function sendSignInMail(provider: EmailProvider, request: VerificationRequest): Promise<void> {
+export async function sendSignInMail(
+  provider: EmailProvider,
+  request: VerificationRequest,
+  messages?: Messages,
+): Promise<void> {
   const { sendVerificationRequest, transport } = provider
   const send = async () => {
     if (sendVerificationRequest) return sendVerificationRequest(request)
@@ -14,7 +19,7 @@ export async function sendSignInMail(provider: EmailProvider, request: Verificat
     await transport.sendMail({
       from: provider.from,
       to: request.identifier,
-      ...renderSignInMail(request.url, request.host),
+      ...renderSignInMail(request.url, request.host, messages),
     })
   }
   await withDeadline(send(), provider.sendTimeout, 'sending the sign-in mail')

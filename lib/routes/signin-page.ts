@@ -29,6 +29,6 @@ export async function signInPage(ctx: Context): Promise<void> {
       ...(error === undefined ? {} : { error }),
       ...(ctx.query.get('email') ? { email: ctx.query.get('email')! } : {}),
     },
-    { formAction: await ctx.formAction(true) },
+    { formAction: await ctx.formAction(true), messages: ctx.messages() },
   )
 }

@@ -16,6 +16,6 @@ export async function signOutPage(ctx: Context): Promise<void> {
       csrfToken: ctx.csrfToken(),
       callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
     },
-    { formAction: await ctx.formAction(false) },
+    { formAction: await ctx.formAction(false), messages: ctx.messages() },
   )
 }

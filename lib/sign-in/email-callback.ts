@@ -40,7 +40,7 @@ export async function showEmailLink(ctx: Context, runtime: EmailRuntime): Promis
       ...values,
       csrfToken: ctx.csrfToken(),
     },
-    { formAction: await ctx.formAction(false) },
+    { formAction: await ctx.formAction(false), messages: ctx.messages() },
   )
 }
 

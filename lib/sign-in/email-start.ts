@@ -48,12 +48,16 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
   const key = await keepToken(runtime, token, { identifier, expires })
   const url = `${providerUrls(ctx.base, provider.id).callbackUrl}?${new URLSearchParams({ token, email: identifier, callbackUrl }).toString()}`
   try {
-    await sendSignInMail(provider, {
-      identifier,
-      url,
-      host: new URL(ctx.base.origin).host,
-      expires: new Date(expires * 1000),
-    })
+    await sendSignInMail(
+      provider,
+      {
+        identifier,
+        url,
+        host: new URL(ctx.base.origin).host,
+        expires: new Date(expires * 1000),
+      },
+      ctx.messages(),
+    )
   } catch (error) {
     // Unsent, the link is useless anyway: a store that fails to forget it changes nothing for the user.
     await runtime.store.remove(key).catch(() => undefined)
