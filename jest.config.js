@@ -19,6 +19,7 @@ module.exports = {
         '<rootDir>/spec/routes/**/*.spec.ts',
         '<rootDir>/spec/flows/**/*.spec.ts',
         '<rootDir>/spec/http/mount.spec.ts',
+        '<rootDir>/spec/client/**/*.spec.ts',
       ],
       moduleNameMapper: { '^express$': '<rootDir>/node_modules/express4' },
     },
