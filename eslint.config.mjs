@@ -34,4 +34,13 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
+  {
+    // The demo's browser script (plain JSX that esbuild bundles): the recommended rules, in a browser.
+    files: ['examples/demo/client/**/*.jsx'],
+    extends: [js.configs.recommended],
+    languageOptions: {
+      parserOptions: { ecmaFeatures: { jsx: true } },
+      globals: { document: 'readonly', window: 'readonly' },
+    },
+  },
 )

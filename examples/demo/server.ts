@@ -1,15 +1,17 @@
 import express from 'express'
 import Redis from 'ioredis'
-import { auth, email, oidc, type Session, type VerificationRequest } from '../../lib'
+import { auth, email, oidc, type Callbacks, type Session, type VerificationRequest } from '../../lib'
+import { buildClientBundle } from './client/bundle'
 import { startEmbeddedIdp } from './identity-provider'
-import { homePage, privatePage } from './pages'
+import { CLIENT_PAGE_CSP, PAGE_CSP, clientPage, homePage, privatePage } from './pages'
 import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
 
 /**
  * The demo behind `npm start`: an Express app with the auth service mounted at the path of
  * SERVICE_AUTH_URL (/api/auth by default), signing in through an OpenID Connect provider (its own
  * embedded one, or OIDC_ISSUER) or with a link by e-mail (through SMTP_URL, or printed to the
- * console), a home page that shows who is signed in, and a page guarded by requireAuth().
+ * console), a home page that shows who is signed in, a page guarded by requireAuth(), and a page
+ * (/client) where the NextAuth.js client library signs in and out and changes the user's name.
  */
 async function main() {
   const settings = readSettings(process.env)
@@ -18,7 +20,10 @@ async function main() {
       'demo: SERVICE_AUTH_SECRET is not set; using a random secret, so sessions end when the demo restarts\n',
     )
   }
-  const issuer = settings.oidc ?? (await startEmbeddedIdp(settings.idpPort, `${settings.url}/callback/oidc`))
+  const [issuer, clientBundle] = await Promise.all([
+    settings.oidc ?? startEmbeddedIdp(settings.idpPort, `${settings.url}/callback/oidc`),
+    buildClientBundle(),
+  ])
   if (!settings.oidc)
     process.stdout.write(`demo: embedded identity provider at ${issuer.issuer} (user "alice", any password)\n`)
 
@@ -29,6 +34,7 @@ async function main() {
     url: settings.url,
     secret: settings.secret,
     ...(redis ? { redis, session: { strategy: 'database' as const } } : {}),
+    callbacks: displayNameCallbacks,
     providers: [
       oidc({
         id: 'oidc',
@@ -59,10 +65,14 @@ async function main() {
   // Mounted at the root, the router serves under the base path of SERVICE_AUTH_URL by itself.
   app.use(authRouter)
   app.get('/', (req, res, next) => {
-    authRouter.getSession(req).then((session) => res.type('html').send(homePage(settings.basePath, session)), next)
+    authRouter.getSession(req).then((session) => sendPage(res, homePage(settings.basePath, session)), next)
   })
   app.get('/private', authRouter.requireAuth(), (_req, res) => {
-    res.type('html').send(privatePage(settings.basePath, res.locals.session as Session))
+    sendPage(res, privatePage(settings.basePath, res.locals.session as Session))
+  })
+  app.get('/client', (_req, res) => sendPage(res, clientPage(settings.basePath), CLIENT_PAGE_CSP))
+  app.get('/client.js', (_req, res) => {
+    res.type('js').set('X-Content-Type-Options', 'nosniff').send(clientBundle)
   })
 
   const server = app.listen(settings.port, () => {
@@ -75,6 +85,30 @@ async function main() {
     })
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+}
+
+function sendPage(res: express.Response, html: string, csp = PAGE_CSP): void {
+  res.type('html').set({ 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff' }).send(html)
+}
+
+/**
+ * The client page's "Change name" (`update({ name })`, POST /session): the update callback keeps a
+ * display name, and only that, never whatever else the browser sends; the session callback shows
+ * it in place of the provider's name, on the client and on the demo's own pages alike.
+ */
+const displayNameCallbacks: Callbacks = {
+  update: ({ record, newData }) => {
+    const name = (newData as { name?: unknown } | null)?.name
+    if (typeof name !== 'string') return undefined
+    const trimmed = name.trim()
+    // One line, not too long: it goes into pages (escaped) and into the session cookie.
+    if (trimmed === '' || trimmed.length > 80 || /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(trimmed)) return undefined
+    return { ...record.data, displayName: trimmed }
+  },
+  session: ({ session, record }) => {
+    const displayName = record.data?.displayName
+    return typeof displayName === 'string' ? { ...session, user: { ...session.user, name: displayName } } : session
+  },
 }
 
 /**

@@ -100,7 +100,7 @@ describe('the demo app (npm start)', () => {
     expect(home.status).toBe(200)
     const html = await home.text()
     expect(html).toMatch(/You are not signed in/)
-    expect(hrefs(html)).toEqual(['/api/auth/assets/style.css', '/api/auth/signin', '/private'])
+    expect(hrefs(html)).toEqual(['/api/auth/assets/style.css', '/api/auth/signin', '/private', '/client'])
     const csrf = await fetch(`http://localhost:${port}/api/auth/csrf`)
     expect(Object.keys((await csrf.json()) as object)).toEqual(['csrfToken'])
   })
@@ -253,6 +253,7 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
       '/myapp/api/authentication/assets/style.css',
       '/myapp/api/authentication/signin',
       '/private',
+      '/client',
     ])
     for (const href of hrefs(home)) expect((await fetch(new URL(href!, origin))).status).toBe(200) // /private: via the sign-in page
   })
@@ -275,6 +276,7 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
       '/myapp/api/authentication/assets/style.css',
       '/private',
       '/myapp/api/authentication/signout',
+      '/client',
     ])
     expect((await browser.jar.fetch(`${origin}/private`)).status).toBe(200)
     expect((await browser.jar.fetch(`${base}/signout`)).status).toBe(200)

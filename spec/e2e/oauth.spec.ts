@@ -1,0 +1,32 @@
+import { useDemoInBrowser } from './harness'
+
+const browser = useDemoInBrowser()
+
+describe('the demo in Chromium: signing in with the identity provider', () => {
+  it('signs alice in from the home page through the built-in sign-in page and the provider, then out through the built-in sign-out page', async () => {
+    const { origin, base, idp } = browser.demo
+    const { page } = await browser.newTab()
+    await page.goto(`${origin}/`)
+    await expect(page.locator('main').textContent()).resolves.toContain('You are not signed in.')
+
+    await page.getByRole('link', { name: 'Sign in', exact: true }).click()
+    await page.waitForURL(`${base}/signin`)
+    await page.getByRole('button', { name: 'Sign in with Demo' }).click()
+
+    await page.waitForURL((url) => url.origin === idp)
+    await page.getByLabel('Username or e-mail').fill('alice')
+    await page.getByLabel('Password').fill('any password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+
+    await page.waitForURL(`${origin}/`)
+    await expect(page.locator('main p').first().textContent()).resolves.toBe(
+      'Signed in as Alice Example (alice@example.com).',
+    )
+
+    await page.getByRole('link', { name: 'Sign out' }).click()
+    await page.waitForURL(`${base}/signout`)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(`${origin}/`)
+    await expect(page.locator('main').textContent()).resolves.toContain('You are not signed in.')
+  })
+})
