@@ -122,7 +122,7 @@ async function dispatch(
       if (route.csrf === EXEMPT) throw new AuthError('MissingCSRF', 'a POST from another site was refused')
       return await (route.csrf ?? invalidCsrf.badRequest)(ctx)
     }
-    if (route.limited) await countRequest(ctx)
+    if (route.limited && counted(ctx, method)) await countRequest(ctx)
     if (
       method === 'POST' &&
       route.csrf !== EXEMPT &&
@@ -150,6 +150,18 @@ function refusedAsCrossSite(ctx: Context, key: string): boolean {
   const { svc } = ctx
   if (key === 'callback/:provider' && ctx.provider !== svc.email?.provider.id) return false
   return crossSiteRefused(ctx.req.headers, ctx.base.origin, svc.config.trustedOrigins)
+}
+
+/**
+ * Which requests of a limited route count: every POST (each can make the service send mail or call
+ * a provider), and a callback GET only when it carries a flow cookie (only then can it reach a
+ * provider). So another site cannot use up a visitor's allowance with `<img>` tags pointing at a
+ * callback: SameSite=Lax keeps the flow cookie off such requests.
+ */
+function counted(ctx: Context, method: string): boolean {
+  if (method === 'POST') return true
+  const prefix = `${ctx.cookieSet.flow.name}.`
+  return Object.keys(ctx.cookies).some((name) => name.startsWith(prefix))
 }
 
 /** Counts one sign-in request for this client IP; beyond the limit, 429 with Retry-After. */

@@ -8,6 +8,7 @@ import { isRecord } from '../util/object'
 import type { ExpressSessionStore } from '../store/session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
 import { resolveRequestRateLimit, type RequestRateLimit } from './limits'
+import { resolveOrigins } from './origins'
 import { parseHttpUrl } from '../urls/http-url'
 import { checkFunctions, checkKeys, describe, optionalBoolean, optionalMilliseconds, optionalObject } from './validate'
 
@@ -35,6 +36,8 @@ export interface ResolvedConfig {
   readonly pages: Readonly<Pages>
   readonly cookies: { readonly secure: CookieSet; readonly plain: CookieSet }
   readonly trustedOrigins: ReadonlySet<string>
+  /** Origins the built-in pages' forms may reach besides those the service knows (CSP form-action). */
+  readonly formActionOrigins: ReadonlySet<string>
   readonly emptySession: '{}' | 'null'
   readonly bodyLimit: number
   /** Milliseconds a POST body may take to arrive. */
@@ -56,6 +59,7 @@ const OPTIONS = [
   'pages',
   'cookies',
   'trustedOrigins',
+  'formActionOrigins',
   'trustHost',
   'logger',
   'nextAuthClient',
@@ -131,7 +135,8 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     events: resolveFunctions(options.events, 'events', ['signIn', 'signOut', 'session']),
     pages: resolvePages(options.pages),
     cookies: buildCookieSets(cookies, dangerous, (message) => log('warn', 'config.warning', message), base?.secure),
-    trustedOrigins: resolveOrigins(options.trustedOrigins),
+    trustedOrigins: resolveOrigins(options.trustedOrigins, 'trustedOrigins'),
+    formActionOrigins: resolveOrigins(options.formActionOrigins, 'formActionOrigins'),
     emptySession: resolveClient(options.nextAuthClient),
     bodyLimit: resolveBodyLimit(options.bodyLimit),
     bodyTimeout: optionalMilliseconds(options.bodyTimeout, 'bodyTimeout', 10_000),
@@ -231,25 +236,6 @@ function resolvePages(value: unknown): Readonly<Pages> {
     }
   }
   return Object.freeze({ ...pages })
-}
-
-function resolveOrigins(value: unknown): ReadonlySet<string> {
-  if (value === undefined) return new Set()
-  if (!Array.isArray(value))
-    throw new ConfigurationError(
-      `\`trustedOrigins\` must be an array of origins such as 'https://app.example.com'; got ${describe(value)}`,
-    )
-  return new Set(
-    value.map((origin: unknown, index) => {
-      const parsed = parseHttpUrl(origin)
-      if (!parsed || parsed.origin !== String(origin).replace(/\/$/, '')) {
-        throw new ConfigurationError(
-          `\`trustedOrigins[${index}]\` must be an origin (scheme, host, port; no path) such as 'https://app.example.com'; got ${describe(origin)}`,
-        )
-      }
-      return parsed.origin
-    }),
-  )
 }
 
 function resolveLogger(value: unknown) {

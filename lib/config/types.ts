@@ -142,6 +142,12 @@ export interface AuthOptions {
   cookies?: CookieOverrides
   /** Origins (besides the service's own) that callbackUrl may point to. */
   trustedOrigins?: readonly string[]
+  /**
+   * Origins the built-in pages' forms may also reach, redirects included (their CSP `form-action`):
+   * where an identity provider hands the login on to another host (a broker such as Auth0 or
+   * Keycloak with an upstream provider, a federated login). Default none.
+   */
+  formActionOrigins?: readonly string[]
   /** Without `url`: build URLs from the Host / X-Forwarded-* headers (only behind a trusted proxy). */
   trustHost?: boolean
   /** A function given every log entry, or false for silence. Default: one line per warning or error on stderr. */

@@ -29,7 +29,15 @@ export interface OAuthRuntime {
    * before; undefined when unknown (a strategy that keeps it elsewhere).
    */
   authorizationOrigin(): string | undefined
+  /**
+   * For a page that names the authorization origin: OIDC discovery awaited, unless it failed within
+   * the last DISCOVERY_BACKOFF_MS (then at once, with the issuer's origin), so that page views
+   * cannot make the service ask a failing issuer again and again. Sign-in attempts use `ready()`.
+   */
+  discovered(): Promise<void>
 }
+
+export const DISCOVERY_BACKOFF_MS = 30_000
 
 export interface OAuthRegistry {
   /** This auth() call's own Passport instance: never the global one. */
@@ -69,12 +77,13 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
         `provider ${provider.id}: its authorization URL is unknown, so the sign-in page's CSP cannot name it in form-action and leaves form-action out`,
       )
     }
-    return { provider, ready: async () => ready, authorizationOrigin: () => origin }
+    return { provider, ready: async () => ready, authorizationOrigin: () => origin, discovered: async () => undefined }
   }
   // Discovery happens on the first sign-in (or sign-in page), once; a failure is retried on a later attempt.
   let pending: Promise<Ready | null> | null = null
   // Until discovery succeeds, the issuer's own origin: where nearly every provider authorizes.
   let origin = originOf(provider.issuer)
+  let failedAt = -Infinity
   const ready = () => {
     pending ??= discover(provider, timeoutMs).then(
       (metadata) => {
@@ -89,12 +98,17 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
           `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${error instanceof Error ? error.message : String(error)}`,
         )
         pending = null
+        failedAt = Date.now()
         return null
       },
     )
     return pending
   }
-  return { provider, ready, authorizationOrigin: () => origin }
+  const discovered = async () => {
+    if (Date.now() - failedAt < DISCOVERY_BACKOFF_MS) return
+    await ready()
+  }
+  return { provider, ready, authorizationOrigin: () => origin, discovered }
 }
 
 /**

@@ -54,18 +54,22 @@ describe('requestRateLimit', () => {
     expect(refused.body).toEqual({ url: 'http://localhost:3000/api/auth/error?error=TooManyRequests' })
   })
 
-  it('counts the callbacks too, and leaves every other route alone', async () => {
+  it('counts callbacks that carry a flow cookie, and leaves every other request alone', async () => {
     const { app } = limitedApp(2)
     const ip = '203.0.113.9'
-    for (let i = 0; i < 2; i++) {
-      const res = await request(app).get('/api/auth/callback/acme?code=c&state=s').set('X-Forwarded-For', ip)
-      expect(res.status).not.toBe(429)
+    const callback = (cookie?: string) => {
+      const req = request(app).get('/api/auth/callback/acme?code=c&state=s').set('X-Forwarded-For', ip)
+      return cookie ? req.set('Cookie', cookie) : req
     }
-    expect((await request(app).get('/api/auth/callback/acme?code=c').set('X-Forwarded-For', ip)).status).toBe(429)
-    expect((await signIn(app, ip)).status).toBe(429)
+    // Another site's <img> pointing at a callback comes without the (SameSite=Lax) flow cookie:
+    // it cannot reach a provider, and it does not use up the visitor's allowance.
+    for (let i = 0; i < 5; i++) expect((await callback()).status).not.toBe(429)
     for (const path of ['/session', '/csrf', '/providers', '/signin', '/signout', '/error']) {
       expect((await request(app).get(`/api/auth${path}`).set('X-Forwarded-For', ip)).status).toBeLessThan(400)
     }
+    for (let i = 0; i < 2; i++) expect((await callback('auth.flow.f1=x')).status).not.toBe(429)
+    expect((await callback('auth.flow.f2=y')).status).toBe(429)
+    expect((await signIn(app, ip)).status).toBe(429)
   })
 
   it('counts made-up forwarded addresses under one key, so they earn no fresh allowance', async () => {

@@ -1,0 +1,74 @@
+import { createServer, type Server } from 'node:http'
+import request from 'supertest'
+import { oidc } from '../../lib'
+import { makeApp } from '../support/app'
+import { configError } from '../support/config-error'
+
+// The sign-in page's form-action against an issuer that cannot be discovered, and the origins an
+// app adds for a provider that hands its login on to another host.
+let issuer: Server
+let issuerUrl: string
+let discoveries = 0
+
+beforeAll(async () => {
+  issuer = createServer((req, res) => {
+    if (req.url?.includes('/.well-known/')) discoveries++
+    res.statusCode = 500
+    res.end('down')
+  })
+  await new Promise<void>((resolve) => issuer.listen(0, '127.0.0.1', resolve))
+  issuerUrl = `http://127.0.0.1:${(issuer.address() as { port: number }).port}`
+})
+afterAll(() => new Promise<void>((resolve) => issuer.close(() => resolve())))
+beforeEach(() => {
+  discoveries = 0
+})
+
+const provider = (id: string) => oidc({ id, issuer: issuerUrl, clientId: 'app', clientSecret: 'secret' })
+const formAction = (csp: string | undefined) => /form-action ([^;]*)/.exec(csp ?? '')?.[1]
+
+describe('the sign-in page and a failing issuer', () => {
+  it('names the issuer origin while discovery fails, and asks the issuer again only after a pause', async () => {
+    const { app } = makeApp({ providers: [provider('one'), provider('two')] })
+    const first = await request(app).get('/api/auth/signin').expect(200)
+    expect(formAction(first.headers['content-security-policy'])).toBe(`'self' ${issuerUrl}`)
+    expect(discoveries).toBe(2)
+    // Page views in the pause cannot make the service ask the failing issuer again.
+    for (let i = 0; i < 5; i++) await request(app).get('/api/auth/signin').expect(200)
+    expect(discoveries).toBe(2)
+  })
+
+  it('still lets a sign-in attempt try discovery again (and fail on its own terms)', async () => {
+    const { app } = makeApp({ providers: [provider('one')] })
+    await request(app).get('/api/auth/signin').expect(200)
+    const csrf = await request(app).get('/api/auth/csrf')
+    const cookie = csrf.headers['set-cookie']
+    const res = await request(app)
+      .post('/api/auth/signin/one')
+      .set('Cookie', cookie as unknown as string[])
+      .type('form')
+      .send({ csrfToken: csrf.body.csrfToken })
+    expect(res.headers.location).toMatch(/error=OAuthSignin/)
+    expect(discoveries).toBe(2)
+  })
+})
+
+describe('formActionOrigins', () => {
+  it("adds the origins a provider's login hands on to, on the pages with forms", async () => {
+    const { app } = makeApp({ providers: [provider('one')], formActionOrigins: ['https://login.upstream.example'] })
+    const page = await request(app).get('/api/auth/signin').expect(200)
+    expect(formAction(page.headers['content-security-policy'])).toBe(
+      `'self' https://login.upstream.example ${issuerUrl}`,
+    )
+    const signout = await request(app).get('/api/auth/signout').expect(200)
+    expect(formAction(signout.headers['content-security-policy'])).toBe("'self' https://login.upstream.example")
+  })
+
+  it.each([
+    ['https://login.example.com/path', '`formActionOrigins[0]` must be an origin'],
+    ["https://a.example.com; script-src 'unsafe-inline'", '`formActionOrigins[0]` must be an origin'],
+    ['https://a.example.com https://b.example.com', '`formActionOrigins[0]` must be an origin'],
+  ])('refuses %s at auth()', (origin, message) => {
+    expect(configError(() => makeApp({ formActionOrigins: [origin] }))).toContain(message)
+  })
+})
