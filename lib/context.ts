@@ -8,6 +8,7 @@ import type { SessionCookie } from './session/manager'
 import type { FlowCookies } from './sign-in/flow'
 import { chooseCallbackUrl } from './urls/callback-url'
 import type { Messages } from './pages/messages'
+import { errorText } from './logger'
 
 /**
  * One request as a handler sees it, built by the router. A class, not an object literal: every
@@ -136,11 +137,7 @@ export class Context {
     try {
       await event(message)
     } catch (error) {
-      this.svc.log(
-        'error',
-        'event.error',
-        `events.${name} threw: ${error instanceof Error ? error.message : String(error)}`,
-      )
+      this.svc.log('error', 'event.error', `events.${name} threw: ${errorText(error)}`)
     }
   }
 }

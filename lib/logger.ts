@@ -54,6 +54,20 @@ export const defaultLogger: Logger = (entry) => {
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 export const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 
+/**
+ * A text from outside (a provider's error, an exception's message) as a log entry may carry it:
+ * at most `max` characters, control characters replaced, so that no line break reaches any logger,
+ * the app's own included.
+ */
+export function outsideText(value: string, max = 200): string {
+  return value.slice(0, max).replace(CONTROLS, '?')
+}
+
+/** An error's message as outsideText, or its type when it is not an Error. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? outsideText(error.message) : typeof error
+}
+
 function escapeControls(text: string): string {
   return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }

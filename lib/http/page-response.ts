@@ -19,6 +19,8 @@ export function renderPage<V extends ViewName>(
   const page = renderView(view, data, options)
   res.setHeader('Content-Security-Policy', page.csp)
   res.setHeader('Referrer-Policy', 'same-origin')
+  // For browsers without CSP frame-ancestors: no page of ours is ever shown in a frame.
+  res.setHeader('X-Frame-Options', 'DENY')
   sendHtml(res, status, page.html, page.noStore)
 }
 

@@ -1,3 +1,4 @@
+import { errorText } from '../logger'
 import { decodeJws, verifyJws, type Jwk } from '../crypto/jws'
 import { safeEqual } from '../crypto/mac'
 import type { JwksCache } from './oidc-discovery'
@@ -22,7 +23,7 @@ export async function verifyIdToken(
   } catch (error) {
     return {
       ok: false,
-      reason: `the issuer keys could not be fetched: ${error instanceof Error ? error.message : String(error)}`,
+      reason: `the issuer keys could not be fetched: ${errorText(error)}`,
     }
   }
   const verified = verifyJws(idToken, keys)

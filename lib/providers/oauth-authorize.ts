@@ -1,5 +1,5 @@
 import type { Request } from 'express'
-import { CONTROLS } from '../logger'
+import { errorText, outsideText } from '../logger'
 import { CHECKED_FLOW, type FlowStart } from './passport-state-store'
 import type { Flow } from '../sign-in/flow'
 import { verifyIdToken } from './id-token'
@@ -141,7 +141,7 @@ export async function finishAuthorization(
   } catch (error) {
     return {
       kind: 'failed',
-      reason: `the provider's profile mapper threw: ${error instanceof Error ? error.message : typeof error}`,
+      reason: `the provider's profile mapper threw: ${errorText(error)}`,
     }
   }
   if (!user || typeof user !== 'object' || typeof user.id !== 'string' || user.id === '')
@@ -160,7 +160,7 @@ export async function finishAuthorization(
  * counts as absent.
  */
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value.slice(0, 200).replace(CONTROLS, '?') : undefined
+  return typeof value === 'string' && value !== '' ? outsideText(value) : undefined
 }
 
 /** A log-safe description of a result that was not what the flow needed: no token, code or secret. */

@@ -1,6 +1,6 @@
 import { Passport } from 'passport'
 import type OAuth2Strategy from 'passport-oauth2'
-import type { Log } from '../logger'
+import { errorText, type Log } from '../logger'
 import { limitOAuthRequests } from './deadline'
 import { UserinfoStrategy } from './userinfo-strategy'
 import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
@@ -95,7 +95,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
         log(
           'error',
           'config.warning',
-          `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${error instanceof Error ? error.message : String(error)}`,
+          `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${errorText(error)}`,
         )
         pending = null
         failedAt = Date.now()

@@ -80,7 +80,10 @@ export function createSessionManager(
       // Dated by the revocations' clock (Redis's), never before the user's last revocation.
       const createdAt = await revocations.stamp(input.userId)
       const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + timing.maxAge }
-      // A new session never reuses a token the browser brought with it.
+      // A new session never reuses a token the browser brought with it, and ends the session that
+      // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
+      const previous = readChunked(cookie.cookies, cookie.def.name)
+      if (previous !== null) await store.remove(previous, null)
       await write(cookie, record, null)
       return record
     },

@@ -134,6 +134,7 @@ describe('the built-in pages', () => {
     expect(res.text).toMatch(/<html lang="en">/)
     expect(res.headers['content-security-policy']).toBe(`${STRICT}; ${formAction}`)
     expect(res.headers['referrer-policy']).toBe('same-origin')
+    expect(res.headers['x-frame-options']).toBe('DENY')
     expect(res.headers['x-content-type-options']).toBe('nosniff')
   })
 

@@ -13,8 +13,9 @@ let discoveries = 0
 beforeAll(async () => {
   issuer = createServer((req, res) => {
     if (req.url?.includes('/.well-known/')) discoveries++
-    res.statusCode = 500
-    res.end('down')
+    // Not JSON: the parser's error quotes it, a forged log line included.
+    res.setHeader('Content-Type', 'application/json')
+    res.end('down\n[express-auth-service] error forged: entry')
   })
   await new Promise<void>((resolve) => issuer.listen(0, '127.0.0.1', resolve))
   issuerUrl = `http://127.0.0.1:${(issuer.address() as { port: number }).port}`
@@ -29,10 +30,14 @@ const formAction = (csp: string | undefined) => /form-action ([^;]*)/.exec(csp ?
 
 describe('the sign-in page and a failing issuer', () => {
   it('names the issuer origin while discovery fails, and asks the issuer again only after a pause', async () => {
-    const { app } = makeApp({ providers: [provider('one'), provider('two')] })
+    const { app, logs } = makeApp({ providers: [provider('one'), provider('two')] })
     const first = await request(app).get('/api/auth/signin').expect(200)
     expect(formAction(first.headers['content-security-policy'])).toBe(`'self' ${issuerUrl}`)
     expect(discoveries).toBe(2)
+    const failures = logs.filter((entry) => /discovery/.test(entry.message))
+    expect(failures).toHaveLength(2)
+    // The issuer's text reaches the log without its line break: an app's own logger cannot be forged.
+    for (const entry of failures) expect(entry.message).not.toMatch(/[\n\r]/)
     // Page views in the pause cannot make the service ask the failing issuer again.
     for (let i = 0; i < 5; i++) await request(app).get('/api/auth/signin').expect(200)
     expect(discoveries).toBe(2)

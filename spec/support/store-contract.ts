@@ -95,6 +95,19 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreUn
       expect(copy.cookie('auth.session-token')).toBeUndefined()
     })
 
+    it('ends the old session when the browser signs in again, so a copy of the old cookie no longer opens', async () => {
+      const address = newAddress()
+      const browser = await signedIn(address)
+      const old = tokenOf(browser)
+      const copy = new Browser(service)
+      plant(copy, old)
+      expect((await useLink(service, browser, await mailedLink(service, browser, address))).status).toBe(302)
+      expect(tokenOf(browser)).not.toBe(old)
+      expect(await browser.session()).toMatchObject({ user: { email: address } })
+      expect(await store.stored(sidOf(old))).toBeFalsy()
+      expect(await copy.session()).toEqual({})
+    })
+
     it('answers {} for a token it never issued, well-formed or not, and clears the cookie', async () => {
       for (const token of [randomBytes(32).toString('base64url'), 'x', `${'a'.repeat(42)}.`]) {
         const browser = new Browser(service)
