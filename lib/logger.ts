@@ -63,9 +63,14 @@ export function outsideText(value: string, max = 200): string {
   return value.slice(0, max).replace(CONTROLS, '?')
 }
 
-/** An error's message as outsideText, or its type when it is not an Error. */
+/**
+ * What was thrown, as outsideText: an error's message (errors from another realm, such as Node's
+ * own in a test runner, included), a thrown string itself, else its type.
+ */
 export function errorText(error: unknown): string {
-  return error instanceof Error ? outsideText(error.message) : typeof error
+  if (typeof error === 'string') return outsideText(error)
+  const message = (error as { message?: unknown } | null)?.message
+  return typeof message === 'string' ? outsideText(message) : typeof error
 }
 
 function escapeControls(text: string): string {

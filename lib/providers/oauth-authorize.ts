@@ -163,6 +163,9 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? outsideText(value) : undefined
 }
 
+/** Errors whose message is the provider's text (passport-oauth2's classes for its error answers). */
+const PROVIDER_ERRORS: ReadonlySet<string> = new Set(['TokenError', 'AuthorizationError'])
+
 /** A log-safe description of a result that was not what the flow needed: no token, code or secret. */
 function describe(result: StrategyResult): string {
   switch (result.kind) {
@@ -176,9 +179,17 @@ function describe(result: StrategyResult): string {
         oauthError?: { statusCode?: unknown; message?: unknown }
       }
       const status = typeof error.oauthError?.statusCode === 'number' ? ` (HTTP ${error.oauthError.statusCode})` : ''
-      const cause = text(error.oauthError?.message)
-      const code = text(error.code)
-      return `${text(error.name) ?? 'Error'}: ${text(error.message) ?? ''}${cause ? `: ${cause}` : ''}${code ? ` [${code}]` : ''}${status}`
+      const name = typeof error.name === 'string' && /^\w{1,40}$/.test(error.name) ? error.name : 'Error'
+      // The provider's own words (a TokenError's or AuthorizationError's message is its
+      // error_description) may quote the request back, code, verifier and client secret included:
+      // only its error code is kept, and only when it looks like one (`invalid_grant`).
+      const fromProvider = PROVIDER_ERRORS.has(name)
+      const message = fromProvider ? undefined : text(error.message)
+      // An InternalOAuthError's cause: a network failure or our deadline (an error, with a message);
+      // a provider's answer comes as `{ statusCode, data }`, and its data is never read.
+      const cause = error.oauthError && !('data' in error.oauthError) ? text(error.oauthError.message) : undefined
+      const code = typeof error.code === 'string' && /^[\w.-]{1,64}$/.test(error.code) ? error.code : undefined
+      return `${name}${message ? `: ${message}` : ''}${cause ? `: ${cause}` : ''}${code ? ` [${code}]` : ''}${status}`
     }
     default:
       return `unexpected strategy action: ${result.kind}`

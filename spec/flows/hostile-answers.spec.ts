@@ -197,7 +197,7 @@ describe('a token endpoint that refuses the client', () => {
       const res = await browser.signIn('hostile')
       expect(res.headers.get('location')).toBe(`${wrong.base}/error?error=OAuthCallback`)
       expect(wrong.logs.filter((entry) => entry.event === 'callback.error').at(-1)?.message).toBe(
-        'provider hostile: TokenError:  [invalid_client]',
+        'provider hostile: TokenError [invalid_client]',
       )
     } finally {
       await wrong.close()

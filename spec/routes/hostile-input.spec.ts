@@ -352,4 +352,20 @@ describe('the service URL', () => {
       .expect(200)
     expect(res.body.stub.callbackUrl).toBe(`${BASE}/callback/stub`)
   })
+
+  it('comes from `url` even with trustHost on: the redirect_uri a provider is sent cannot be steered', async () => {
+    const { app } = makeApp({ providers: [stub], trustHost: true })
+    const headers = { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https' }
+    const listed = await request(app).get('/api/auth/providers').set(headers).expect(200)
+    expect(listed.body.stub.callbackUrl).toBe(`${BASE}/callback/stub`)
+    const { token, cookie } = await csrfPair(app)
+    const started = await request(app)
+      .post('/api/auth/signin/stub')
+      .set(headers)
+      .set('Cookie', cookie)
+      .type('form')
+      .send({ csrfToken: token })
+      .expect(302)
+    expect(new URL(started.headers.location as string).searchParams.get('redirect_uri')).toBe(`${BASE}/callback/stub`)
+  })
 })
