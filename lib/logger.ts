@@ -77,6 +77,25 @@ function escapeControls(text: string): string {
   return text.replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
+/** A logger with pino's methods: `logger.warn({ …fields }, message)` (pino, and bunyan alike). */
+export interface LevelLogger {
+  error(fields: object, message: string): void
+  warn(fields: object, message: string): void
+  info(fields: object, message: string): void
+  debug(fields: object, message: string): void
+}
+
+export function isLevelLogger(value: unknown): value is LevelLogger {
+  if (typeof value !== 'object' || value === null) return false
+  const methods = value as Record<string, unknown>
+  return ['error', 'warn', 'info', 'debug'].every((level) => typeof methods[level] === 'function')
+}
+
+/** Each entry to the method of its level, as pino takes it: the fields first, the message last. */
+export function levelLogger(target: LevelLogger): Logger {
+  return ({ level, message, ...fields }) => target[level](fields, message)
+}
+
 export function createLog(logger: Logger | false): Log {
   if (logger === false) return () => {}
   return (level, event, message, fields) => {

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors'
-import { createLog, defaultLogger, type Log } from '../logger'
+import { createLog, defaultLogger, isLevelLogger, levelLogger, type Log } from '../logger'
 import type { ProviderInfo } from '../providers/types'
 import { buildCookieSets, type CookieSet } from './cookies'
 import { parseBaseUrl, type BaseUrl } from './url'
@@ -241,8 +241,9 @@ function resolvePages(value: unknown): Readonly<Pages> {
 function resolveLogger(value: unknown) {
   if (value === undefined) return defaultLogger
   if (value === false || typeof value === 'function') return value as typeof defaultLogger | false
+  if (isLevelLogger(value)) return levelLogger(value)
   throw new ConfigurationError(
-    `\`logger\` must be a function receiving each log entry, or false; got ${describe(value)}. For pino: \`logger: (e) => pino[e.level](e)\``,
+    `\`logger\` must be a function receiving each log entry, a logger with pino's methods (error, warn, info, debug), or false; got ${describe(value)}`,
   )
 }
 

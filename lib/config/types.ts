@@ -1,5 +1,5 @@
 import type { Translation } from '../pages/languages'
-import type { Logger } from '../logger'
+import type { LevelLogger, Logger } from '../logger'
 import type { Provider } from '../providers/types'
 import type { RedisClient } from '../store/redis'
 import type { ExpressSessionStore } from '../store/session-store'
@@ -150,8 +150,8 @@ export interface AuthOptions {
   formActionOrigins?: readonly string[]
   /** Without `url`: build URLs from the Host / X-Forwarded-* headers (only behind a trusted proxy). */
   trustHost?: boolean
-  /** A function given every log entry, or false for silence. Default: one line per warning or error on stderr. */
-  logger?: Logger | false
+  /** A function given every log entry, a pino logger (`pino()`: any logger with its four methods), or false for silence. Default: one line per warning or error on stderr. */
+  logger?: Logger | LevelLogger | false
   /** 'v5' makes `GET /session` answer null instead of {} (the NextAuth v5 client's convention). */
   nextAuthClient?: 'v4' | 'v5'
   /** Largest accepted POST body in bytes. Default 65536. */
