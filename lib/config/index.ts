@@ -241,6 +241,11 @@ function resolvePages(value: unknown): Readonly<Pages> {
 function resolveLogger(value: unknown) {
   if (value === undefined) return defaultLogger
   if (value === false || typeof value === 'function') return value as typeof defaultLogger | false
+  // winston's methods take (message, meta), the other way round: its entries would come out garbled.
+  if (isRecord(value) && 'transports' in value)
+    throw new ConfigurationError(
+      '`logger` got a winston logger, whose methods take (message, meta): write `logger: (e) => winston.log(e)`',
+    )
   if (isLevelLogger(value)) return levelLogger(value)
   throw new ConfigurationError(
     `\`logger\` must be a function receiving each log entry, a logger with pino's methods (error, warn, info, debug), or false; got ${describe(value)}`,

@@ -79,7 +79,9 @@ export function oidc(
   return Object.freeze({
     ...common(options, true),
     protocol: 'oidc' as const,
-    issuer: options.issuer.replace(/\/$/, ''),
+    // Exactly as configured: discovery, the ID token's `iss` and RFC 9207's `iss` must name it so,
+    // and some issuers end in a slash (Auth0's does).
+    issuer: options.issuer,
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     scope: options.scope ?? 'openid email profile',

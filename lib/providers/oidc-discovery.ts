@@ -48,7 +48,7 @@ async function readCapped(res: Response, url: string): Promise<string> {
 
 /** Fetches and checks `{issuer}/.well-known/openid-configuration`. */
 export async function discover(provider: OidcProvider, timeoutMs: number): Promise<OidcMetadata> {
-  const doc = await getJson(`${provider.issuer}/.well-known/openid-configuration`, timeoutMs)
+  const doc = await getJson(`${provider.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, timeoutMs)
   if (doc.issuer !== provider.issuer)
     throw new Error(`discovery names the issuer ${JSON.stringify(doc.issuer)}, not ${JSON.stringify(provider.issuer)}`)
   for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {

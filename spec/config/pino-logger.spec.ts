@@ -31,6 +31,14 @@ describe('a pino logger', () => {
     })
   })
 
+  it('refuses a winston logger (its methods take the message first) and names the function form', () => {
+    const noop = () => undefined
+    const winstonLike = { error: noop, warn: noop, info: noop, debug: noop, log: noop, transports: [] }
+    expect(configError(() => makeApp({ logger: winstonLike as never }))).toBe(
+      '`logger` got a winston logger, whose methods take (message, meta): write `logger: (e) => winston.log(e)`',
+    )
+  })
+
   it('is refused at auth() when it lacks one of the four methods', () => {
     const { logger } = capturingPino()
     const { debug: _debug, ...partial } = { error: logger.error, warn: logger.warn, info: logger.info, debug: null }

@@ -21,11 +21,13 @@ export interface HostileHarness {
 
 export interface HostileOptions {
   behaviour?: Partial<Behaviour>
+  /** The issuer written with a trailing slash (Auth0's is). */
+  trailingSlash?: boolean
   auth?: Partial<AuthOptions>
 }
 
 export async function startHostileHarness(options: HostileOptions = {}): Promise<HostileHarness> {
-  const issuer = await startHostileIssuer(options.behaviour)
+  const issuer = await startHostileIssuer(options.behaviour, { trailingSlash: options.trailingSlash ?? false })
   const served = await serve({
     providers: [
       oidc({

@@ -174,9 +174,9 @@ describe('provider factories: defaults', () => {
     expect(oauth2({ ...OAUTH2, name: 'Corp SSO' }).name).toBe('Corp SSO')
   })
 
-  it("removes the issuer's trailing slash and asks for the openid, email and profile scopes", () => {
+  it('keeps the issuer exactly as written (a trailing slash is part of it) and asks for openid, email and profile', () => {
     expect(oidc(OIDC)).toMatchObject({
-      issuer: 'https://idp.example.com',
+      issuer: OIDC.issuer,
       scope: 'openid email profile',
       protocol: 'oidc',
     })

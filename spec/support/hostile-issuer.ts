@@ -65,7 +65,11 @@ const DEFAULT_BEHAVIOUR: Behaviour = {
   userinfo: {},
 }
 
-export async function startHostileIssuer(initial: Partial<Behaviour> = {}): Promise<HostileIssuer> {
+/** `trailingSlash`: the issuer is `http://127.0.0.1:<port>/`, as some issuers write theirs (Auth0). */
+export async function startHostileIssuer(
+  initial: Partial<Behaviour> = {},
+  { trailingSlash = false }: { trailingSlash?: boolean } = {},
+): Promise<HostileIssuer> {
   const clientId = 'hostile-client'
   const clientSecret = 'hostile-secret'
   const { publicKey, privateKey } = await generateKeyPair('ES256')
@@ -84,10 +88,11 @@ export async function startHostileIssuer(initial: Partial<Behaviour> = {}): Prom
     )
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const issuer = trailingSlash ? `${origin}/` : origin
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', issuer)
+    const url = new URL(req.url ?? '/', origin)
     switch (`${req.method} ${url.pathname}`) {
       case 'GET /.well-known/openid-configuration':
         return json(
@@ -96,10 +101,10 @@ export async function startHostileIssuer(initial: Partial<Behaviour> = {}): Prom
           withChanges(
             {
               issuer,
-              authorization_endpoint: `${issuer}/authorize`,
-              token_endpoint: `${issuer}/token`,
-              userinfo_endpoint: `${issuer}/userinfo`,
-              jwks_uri: `${issuer}/jwks`,
+              authorization_endpoint: `${origin}/authorize`,
+              token_endpoint: `${origin}/token`,
+              userinfo_endpoint: `${origin}/userinfo`,
+              jwks_uri: `${origin}/jwks`,
               response_types_supported: ['code'],
               subject_types_supported: ['public'],
               id_token_signing_alg_values_supported: ['ES256'],
