@@ -1,4 +1,4 @@
-import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto'
+import { createPublicKey, verify, webcrypto, type KeyObject } from 'node:crypto'
 import { parseJsonObject } from '../util/json'
 
 /**
@@ -29,7 +29,7 @@ const ALGORITHMS: ReadonlyMap<string, Algorithm> = new Map(
   } satisfies Record<string, Algorithm>),
 )
 
-export interface Jwk extends JsonWebKey {
+export interface Jwk extends webcrypto.JsonWebKey {
   kid?: string
   alg?: string
   use?: string
@@ -91,7 +91,8 @@ function checkSignature(alg: Algorithm, key: KeyObject, input: string, signature
 
 function importKey(jwk: Jwk): KeyObject | null {
   try {
-    return createPublicKey({ key: jwk, format: 'jwk' })
+    // Node's own JsonWebKey type (not exported by every @types/node) is this one with an index signature.
+    return createPublicKey({ key: { ...jwk }, format: 'jwk' })
   } catch {
     return null
   }

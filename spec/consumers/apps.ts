@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Browser } from '../support/browser'
+import { forms } from '../support/forms'
+import { freePort, startProcess, type Started } from '../support/process'
+import { root, run } from './packed'
+
+/**
+ * Three apps as users write them, each in a folder of its own that installs the packed tarball and
+ * Express 5 from the npm registry: CommonJS (`require`), an ES module (`import`, named exports
+ * through the exports map), and TypeScript compiled with `strict` against the package's own
+ * declarations. Each mounts the service with e-mail sign-in, prints the link instead of mailing
+ * it, and has a page of its own, `/me`, that answers `router.getSession(req)`.
+ */
+
+export interface ConsumerApp {
+  name: string
+  /** The app's files, by path in its folder (package.json is written for it). */
+  files: Record<string, string>
+  /** What `npm install` is given besides the tarball and express@5. */
+  devDependencies: string[]
+  /** Run in the app's folder after the install (TypeScript: the compiler). */
+  build?: (dir: string) => Promise<void>
+  /** The file `node` runs. */
+  entry: string
+  /** package.json's `type`. */
+  type: 'commonjs' | 'module'
+}
+
+const FROM = 'auth@example.com'
+
+/** The app after its imports: valid JavaScript and strict TypeScript alike. */
+const BODY = `
+const port = Number(process.env.PORT)
+
+const router = auth({
+  url: \`http://localhost:\${port}/api/auth\`,
+  secret: process.env.AUTH_SECRET,
+  providers: [
+    email({
+      from: '${FROM}',
+      sendVerificationRequest: ({ identifier, url }) => {
+        console.log(\`sign-in link for \${identifier}: \${url}\`)
+      },
+    }),
+  ],
+})
+
+const app = express()
+app.use('/api/auth', router)
+app.get('/me', async (req, res) => {
+  res.json({ session: await router.getSession(req) })
+})
+app.listen(port, '127.0.0.1', () => {
+  console.log(\`listening on http://localhost:\${port}\`)
+})
+`
+
+export const commonJsApp: ConsumerApp = {
+  name: 'CommonJS',
+  type: 'commonjs',
+  files: {
+    'server.js': `const express = require('express')\nconst { auth, email } = require('express-auth-service')\n${BODY}`,
+  },
+  devDependencies: [],
+  entry: 'server.js',
+}
+
+export const esModuleApp: ConsumerApp = {
+  name: 'ES module',
+  type: 'module',
+  files: {
+    'server.js': `import express from 'express'\nimport { auth, email } from 'express-auth-service'\n${BODY}`,
+  },
+  devDependencies: [],
+  entry: 'server.js',
+}
+
+export const typeScriptApp: ConsumerApp = {
+  name: 'TypeScript',
+  type: 'commonjs',
+  files: {
+    'src/server.ts': [
+      `import express from 'express'`,
+      `import { auth, email, type AuthRouter, type Session } from 'express-auth-service'`,
+      BODY.replace('const router = auth(', 'const router: AuthRouter = auth(').replace(
+        'res.json({ session: await router.getSession(req) })',
+        'const session: Session | null = await router.getSession(req)\n  res.json({ session })',
+      ),
+    ].join('\n'),
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noUncheckedIndexedAccess: true,
+        // The package's declarations are checked as the app's own code is.
+        skipLibCheck: false,
+        target: 'ES2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        types: ['node'],
+        rootDir: 'src',
+        outDir: 'out',
+      },
+      include: ['src'],
+    }),
+  },
+  // @types/express only, as a user installs it (it brings the newest @types/node): the package's own
+  // types need nothing more (its passport types come with it as a dependency).
+  devDependencies: ['@types/express@5'],
+  build: async (dir) => {
+    await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir })
+  },
+  entry: 'out/server.js',
+}
+
+/** Writes the app into `dir` and installs it (tarball, express@5, its devDependencies), then builds it. */
+export async function install(app: ConsumerApp, dir: string, tarball: string): Promise<void> {
+  for (const [path, text] of Object.entries(app.files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: app.type }))
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'express@5', ...app.devDependencies],
+    { cwd: dir },
+  )
+  await app.build?.(dir)
+}
+
+export interface Running {
+  origin: string
+  base: string
+  process: Started
+}
+
+/** Starts the installed app with `node` (this process's: the Node under test) on a free port. */
+export async function start(app: ConsumerApp, dir: string): Promise<Running> {
+  const port = await freePort()
+  const origin = `http://localhost:${port}`
+  const started = await startProcess(process.execPath, [app.entry], {
+    cwd: dir,
+    env: { PORT: String(port), AUTH_SECRET: randomBytes(32).toString('base64url') },
+    ready: /listening on http:/,
+    timeoutMs: 20_000,
+  })
+  return { origin, base: `${origin}/api/auth`, process: started }
+}
+
+/** The link the app printed for `address`, once it has. */
+export async function printedLink(running: Running, address: string): Promise<URL> {
+  const prefix = `sign-in link for ${address}: `
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    const line = running.process
+      .output()
+      .split('\n')
+      .find((candidate) => candidate.startsWith(prefix))
+    if (line !== undefined) return new URL(line.slice(prefix.length).trim())
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`no link for ${address} within 10 s:\n${running.process.output()}`)
+}
+
+export interface SignedIn {
+  requested: { status: number; location: string | null }
+  confirmPage: { status: number; formAction: string | undefined }
+  confirmed: { status: number; location: string | null }
+  session: unknown
+  me: unknown
+}
+
+/**
+ * A user signs in by e-mail as a browser would: the CSRF cookie and token (GET /csrf), the sign-in
+ * form (POST /signin/email), the link opened from the mail (a cross-site GET), the confirm page's
+ * button (POST /callback/email); then GET /session and the app's own /me. Every answer on the
+ * way, for the spec to compare.
+ */
+export async function signInByEmail(running: Running, address: string): Promise<SignedIn> {
+  const { base, origin } = running
+  const browser = new Browser({ base, origin })
+  const fields = { email: address, csrfToken: await browser.csrfToken(), callbackUrl: '/welcome' }
+  const requested = await browser.jar.fetch(`${base}/signin/email`, {
+    method: 'POST',
+    body: new URLSearchParams(fields),
+  })
+  const link = await printedLink(running, address)
+  const page = await browser.jar.fetch(link, {}, { crossSite: true })
+  const form = forms(await page.text()).find((candidate) => candidate.method === 'post')
+  const confirmed = form
+    ? await browser.jar.fetch(new URL(form.action, link), { method: 'POST', body: new URLSearchParams(form.fields) })
+    : undefined
+  return {
+    requested: { status: requested.status, location: requested.headers.get('location') },
+    confirmPage: { status: page.status, formAction: form && new URL(form.action, link).href },
+    confirmed: { status: confirmed?.status ?? 0, location: confirmed?.headers.get('location') ?? null },
+    session: await browser.session(),
+    me: await (await browser.jar.fetch(`${origin}/me`)).json(),
+  }
+}
