@@ -1,0 +1,92 @@
+// How each system gets the cookie it is measured with: signed in the way a browser would be (the
+// package, Passport), or minted with the system's own library (Auth.js's JWT).
+const { ADDRESS } = require('../servers/listen')
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+
+/** The `name=value` pairs of a response's Set-Cookie headers, optionally only those whose name starts with `prefix`. */
+function cookiePairs(res, prefix = '') {
+  return res.headers
+    .getSetCookie()
+    .map((header) => header.split(';', 1)[0])
+    .filter((pair) => pair.startsWith(prefix) && !pair.endsWith('='))
+}
+
+async function expectStatus(res, status, what) {
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${await res.text()}`)
+}
+
+/** No cookie at all. */
+exports.none = async () => ({})
+
+/** The CSRF cookie a first GET /csrf sets (each system's own names). */
+exports.csrfCookie = async ({ origin, system }) => {
+  const res = await fetch(`${origin}${system.path}`)
+  await expectStatus(res, 200, 'GET /csrf')
+  await res.body?.cancel()
+  const pairs = cookiePairs(res)
+  if (pairs.length === 0) throw new Error('GET /csrf set no cookie')
+  return { cookie: pairs.join('; ') }
+}
+
+/**
+ * The package: a real sign-in through its e-mail provider. GET /csrf, POST /signin/email, the link
+ * that `sendVerificationRequest` prints, then the confirm page's POST /callback/email, which sets
+ * the session cookie. Nothing of the package's internals is used, so the way a cookie is sealed
+ * (or where a database session is kept) can change without the bench knowing.
+ */
+exports.emailSignIn = async ({ origin, server }) => {
+  const base = `${origin}/api/auth`
+  const csrfRes = await fetch(`${base}/csrf`)
+  await expectStatus(csrfRes, 200, 'GET /csrf')
+  const { csrfToken } = await csrfRes.json()
+  const csrfCookie = cookiePairs(csrfRes).join('; ')
+  const link = server.waitFor('LINK ')
+  link.catch(() => undefined) // awaited below, unless the POST fails first
+  const asked = await fetch(`${base}/signin/email`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...FORM, cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken, email: ADDRESS, callbackUrl: '/' }),
+  })
+  await expectStatus(asked, 302, 'POST /signin/email')
+  const values = new URL(await link).searchParams
+  const confirmed = await fetch(`${base}/callback/email`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...FORM, cookie: csrfCookie },
+    body: new URLSearchParams({
+      token: values.get('token') ?? '',
+      email: values.get('email') ?? '',
+      callbackUrl: values.get('callbackUrl') ?? '',
+      csrfToken,
+    }),
+  })
+  await expectStatus(confirmed, 302, 'POST /callback/email')
+  const session = cookiePairs(confirmed, 'auth.session-token')
+  if (session.length === 0) throw new Error('the e-mail sign-in set no session cookie')
+  return { cookie: session.join('; ') }
+}
+
+/** Auth.js: its default JWT session, encoded with its own `encode`, the secret and the cookie name as salt. */
+exports.authjsJwt = async ({ secret }) => {
+  const { encode } = await import('@auth/core/jwt')
+  const name = 'authjs.session-token'
+  const token = await encode({
+    secret,
+    salt: name,
+    token: { sub: 'bench-1', name: null, email: ADDRESS, picture: null },
+  })
+  return { cookie: `${name}=${token}` }
+}
+
+/** express-session + Passport: one POST /login (req.login), keeping express-session's cookie. */
+exports.passportLogin = async ({ origin }) => {
+  const res = await fetch(`${origin}/login`, { method: 'POST' })
+  await expectStatus(res, 204, 'POST /login')
+  const pairs = cookiePairs(res, 'connect.sid')
+  if (pairs.length === 0) throw new Error('POST /login set no connect.sid cookie')
+  return { cookie: pairs.join('; ') }
+}
+
+exports.cookiePairs = cookiePairs
