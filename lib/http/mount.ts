@@ -7,10 +7,23 @@ import { ConfigurationError } from '../errors'
  * suffix of the base path (a proxy strips a prefix). Null: not a request for this service.
  * Any other mount path is a configuration error naming both paths.
  */
+/**
+ * A request target in absolute-form (`GET http://host/api/auth/csrf`, which RFC 9112 3.2.2 says a
+ * server must accept) keeps its scheme and authority in `req.url`: only the path is ours. The
+ * authority is not read: the service's URL comes from `url` (or, with trustHost, the headers).
+ */
+function pathOnly(target: string): string {
+  if (target.startsWith('/')) return target
+  const scheme = target.indexOf('://')
+  if (scheme === -1) return target
+  const slash = target.indexOf('/', scheme + 3)
+  return slash === -1 ? '/' : target.slice(slash)
+}
+
 export function relativePath(req: Request, basePath: string): string | null {
   const url = req.url
   const query = url.indexOf('?')
-  const path = query === -1 ? url : url.slice(0, query)
+  const path = pathOnly(query === -1 ? url : url.slice(0, query))
   const mount = req.baseUrl
   if (mount === '') {
     if (path.length < basePath.length || path.slice(0, basePath.length).toLowerCase() !== basePath.toLowerCase())
