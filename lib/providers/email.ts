@@ -1,5 +1,5 @@
-import { createTransport } from 'nodemailer'
 import { ConfigurationError } from '../errors'
+import { nodemailer } from '../util/lazy'
 import { isRecord } from '../util/object'
 import { hasControls } from '../logger'
 import type { EmailProvider, MailTransport, VerificationRequest } from './types'
@@ -106,7 +106,9 @@ function transportOf(options: EmailOptions, sendTimeout: number): MailTransport 
     throw new ConfigurationError(`\`${WHERE}.server\` must be an SMTP URL or nodemailer's SMTP options`)
   // Built once, here; a server that does not answer in time fails the send (and the connection).
   const timeouts = { connectionTimeout: sendTimeout, greetingTimeout: sendTimeout, socketTimeout: sendTimeout }
-  return createTransport(typeof server === 'string' ? { url: server, ...timeouts } : { ...timeouts, ...server })
+  return nodemailer().createTransport(
+    typeof server === 'string' ? { url: server, ...timeouts } : { ...timeouts, ...server },
+  )
 }
 
 function nameOf(value: unknown): string {

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache'
+import { boundedCache } from '../util/cache'
 
 /** What is kept for one sign-in link: whose it is and when it ends. The token itself never is. */
 export interface VerificationRecord {
@@ -26,7 +26,7 @@ export interface VerificationStore {
  * at start-up); the Redis store keeps them across both.
  */
 export function memoryVerificationStore(max = 10_000): VerificationStore {
-  const records = new LRUCache<string, VerificationRecord>({ max })
+  const records = boundedCache<string, VerificationRecord>(max)
   return Object.freeze({
     async put(key: string, record: VerificationRecord) {
       const ttl = record.expires * 1000 - Date.now()

@@ -1,7 +1,7 @@
-import { RedisStore } from 'connect-redis'
 import type { SessionData } from 'express-session'
 import { ConfigurationError } from '../errors'
 import { parseJsonObject } from '../util/json'
+import { connectRedis } from '../util/lazy'
 import type { ExpressSessionStore } from './session-store'
 import { isRedisClient, type RedisClient } from './redis'
 
@@ -31,5 +31,6 @@ export function redisSessionStore(client: RedisClient, options: RedisSessionStor
     throw new ConfigurationError(
       'redisSessionStore() takes an ioredis client: `new Redis(url)` or `new Cluster(nodes)`',
     )
+  const { RedisStore } = connectRedis()
   return new RedisStore({ client, prefix: options.prefix ?? 'sess:', serializer: TOLERANT_JSON })
 }

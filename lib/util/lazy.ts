@@ -1,0 +1,29 @@
+import { createRequire } from 'node:module'
+import type * as Nodemailer from 'nodemailer'
+import type * as ConnectRedis from 'connect-redis'
+import type * as Flexible from 'rate-limiter-flexible'
+
+/**
+ * Dependencies that only some configurations use, loaded when one first does, so that an app pays
+ * in memory only for what it configured (measured at start-up beside bare Express: nodemailer
+ * 3 MB, rate-limiter-flexible's index 2 MB, connect-redis with express-session 0.5 MB; bench/README.md).
+ * Node caches each module, so every call after the first is a look-up.
+ */
+const load = createRequire(__filename)
+
+/** nodemailer: for an e-mail provider that sends through `server`. */
+export const nodemailer = (): typeof Nodemailer => load('nodemailer') as typeof Nodemailer
+
+/** connect-redis (which loads express-session): for database sessions in Redis. */
+export const connectRedis = (): typeof ConnectRedis => load('connect-redis') as typeof ConnectRedis
+
+/**
+ * rate-limiter-flexible's classes, each from its own file: the package's index loads every backend
+ * it supports (MongoDB, MySQL, Postgres, DynamoDB …). The files are the ones its index exports.
+ */
+export const rateLimiterMemory = (): typeof Flexible.RateLimiterMemory =>
+  load('rate-limiter-flexible/lib/RateLimiterMemory') as typeof Flexible.RateLimiterMemory
+export const rateLimiterRedis = (): typeof Flexible.RateLimiterRedis =>
+  load('rate-limiter-flexible/lib/RateLimiterRedis') as typeof Flexible.RateLimiterRedis
+export const rateLimiterRes = (): typeof Flexible.RateLimiterRes =>
+  load('rate-limiter-flexible/lib/RateLimiterRes') as typeof Flexible.RateLimiterRes
