@@ -16,13 +16,15 @@ import type { Services } from './services'
 import { cookieStore } from './session/cookie-store'
 import { databaseStore } from './session/database-store'
 import { createSessionManager } from './session/manager'
+import { REPLY_CACHE_LIMITS } from './session/reply-cache'
 import type { SessionStore } from './session/store'
 import { guarded } from './store/guarded'
 import { storeHealth } from './store/health'
 import { memoryState } from './store/memory'
 import { redisRunner, type RedisRunner } from './store/redis'
 import { redisSessionStore } from './store/redis-session-store'
-import { redisState } from './store/redis-state'
+import { indexKey, redisState } from './store/redis-state'
+import { redisTracking, trackedRecords, type TrackedReads } from './store/redis-tracking'
 import type { ServerState } from './store/types'
 import { providerUrls } from './urls/provider-urls'
 
@@ -43,11 +45,15 @@ export function auth(options?: AuthOptions): AuthRouter {
     )
   }
   const config = resolveConfig(options)
-  const { state, redis } = serverState(config)
+  const server = serverState(config)
+  const { state, redis } = server
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
-    sessions: createSessionManager(sessionStore(config, state, redis), config.session, state.revocations),
+    sessions: createSessionManager(sessionStore(config, server), config.session, state.revocations, {
+      // A reply can be reused only while nothing the app gave runs per request.
+      replies: config.callbacks.session || config.events.session ? null : REPLY_CACHE_LIMITS,
+    }),
     log: config.log,
     providersJson: providersJsonFor(config.providers),
     oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
@@ -64,25 +70,37 @@ export function auth(options?: AuthOptions): AuthRouter {
 }
 
 /** In Redis when `redis` is set (shared by every instance), else in this process's memory. */
-function serverState(config: ResolvedConfig): { state: ServerState; redis: RedisRunner | null } {
-  if (!config.redis) return { state: memoryState(config.session.maxLifetime), redis: null }
+function serverState(config: ResolvedConfig): {
+  state: ServerState
+  redis: RedisRunner | null
+  tracked: TrackedReads | null
+} {
+  if (!config.redis) return { state: memoryState(config.session.maxLifetime), redis: null, tracked: null }
   const { client, prefix } = config.redis
   const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'))
-  return { state: redisState(redis, config.session), redis }
+  // Database sessions in Redis's own store are read on every request: kept in memory, current by Redis.
+  const { strategy, store } = config.session
+  const tracked =
+    strategy === 'database' && store === null
+      ? redisTracking(redis, [redis.key('sess', ''), redis.key('idx', '')])
+      : null
+  return { state: redisState(redis, config.session, tracked), redis, tracked }
 }
 
-function sessionStore(config: ResolvedConfig, state: ServerState, redis: RedisRunner | null): SessionStore {
+function sessionStore(config: ResolvedConfig, { state, redis, tracked }: ReturnType<typeof serverState>): SessionStore {
   const { strategy, store, maxLifetime } = config.session
   if (strategy === 'cookie') return cookieStore(keyRing(config.secrets, 'session'))
   if (store === null && redis) {
     // Redis's own store: its calls get the same readiness check and deadline as every other command.
-    const own = redisSessionStore(redis.client, { prefix: redis.key('sess', '') })
+    const prefix = redis.key('sess', '')
+    const own = redisSessionStore(redis.client, { prefix })
     return databaseStore({
       store: own,
       index: state.sessionIndex,
       indexed: true,
       call: (work) => redis.run(work),
       maxLifetime,
+      cached: tracked && trackedRecords(tracked, prefix, (userId) => indexKey(redis, userId)),
     })
   }
   const health = storeHealth(config.log, 'The session store')

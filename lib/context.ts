@@ -96,8 +96,8 @@ export class Context {
    * What a page's forms may reach, redirects included (Chromium applies CSP `form-action` to the
    * redirects after a form POST): this site, the trusted origins and the app's own pages; with
    * `providers`, also every OAuth provider's authorization endpoint (OIDC discovery is awaited for
-   * it, unless it failed a moment ago), and `formActionOrigins`. Null when a strategy's endpoint is unknown: the page then has no `form-action` rather than
-   * a sign-in button that cannot work.
+   * it, unless it failed a moment ago), and `formActionOrigins`. Null when a strategy's endpoint
+   * is unknown: the page then has no `form-action` rather than a sign-in button that cannot work.
    */
   async formAction(providers: boolean): Promise<readonly string[] | null> {
     const { config, oauth } = this.svc
@@ -142,4 +142,5 @@ export class Context {
   }
 }
 
-export type Handler = (ctx: Context) => Promise<void>
+/** A route's handler: synchronous when it can answer without I/O (the hot GET routes), else a promise. */
+export type Handler = (ctx: Context) => void | Promise<void>

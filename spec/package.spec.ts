@@ -52,6 +52,27 @@ describe('the published package', () => {
     ).toBe('function function')
   })
 
+  // What an app does not configure costs it no memory (bench/README.md): nodemailer for mail it
+  // sends itself, connect-redis and express-session without database sessions in Redis, and the
+  // backends of rate-limiter-flexible it never uses.
+  it('loads only the dependencies its options use', () => {
+    const loaded = (sending: string) =>
+      JSON.parse(
+        node([
+          '-e',
+          `const { auth, email } = require('express-auth-service')
+           auth({ url: 'http://localhost/api/auth', secret: 'x'.repeat(32), providers: [email({ from: 'a@example.com', ${sending} })] })
+           const names = Object.keys(require.cache).map((file) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\/(.*)$/.exec(file)).filter(Boolean)
+           console.log(JSON.stringify([...new Set(names.map(([, name, rest]) => name === 'rate-limiter-flexible' ? name + '/' + rest : name))]))`,
+        ]),
+      ) as string[]
+    const itself = loaded('sendVerificationRequest() {}')
+    for (const name of ['nodemailer', 'connect-redis', 'express-session', 'ioredis', 'rate-limiter-flexible/index.js'])
+      expect(itself).not.toContain(name)
+    expect(itself).toContain('rate-limiter-flexible/lib/RateLimiterMemory.js')
+    expect(loaded("server: 'smtp://localhost:25'")).toContain('nodemailer')
+  })
+
   it('finds its views from the built files and ships type declarations', () => {
     expect(node(['-e', "require('./dist/lib/pages/render'); console.log('views found')"])).toBe('views found')
     expect(existsSync(join(pkg, 'dist/lib/index.d.ts'))).toBe(true)

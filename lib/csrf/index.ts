@@ -1,3 +1,4 @@
+import { boundedCache } from '../util/cache'
 import { randomToken } from '../crypto/random'
 import { mac, safeEqual, verifyMac } from '../crypto/mac'
 import type { KeyRing } from '../crypto/keys'
@@ -28,18 +29,40 @@ export interface Csrf {
 }
 
 const MAX_COOKIE_LENGTH = 256
+/** How many verified cookies are remembered: at most 10 000 × 256 characters. */
+const VERIFIED_CACHE_SIZE = 10_000
+
+interface Inspected {
+  readonly token: string
+  readonly stale: boolean
+}
 
 export function createCsrf(ring: KeyRing): Csrf {
-  function inspect(cookieValue: unknown): { token: string; stale: boolean } | null {
+  // Cookies found valid under the current secret, by their exact value: the keys never change while
+  // the process runs, so such a cookie stays valid, and `GET /csrf` and every POST skip the HMAC.
+  // Only valid values are kept, so an attacker's guesses never fill it, and a value that differs in
+  // one byte is a different key and is checked in full.
+  const verified = boundedCache<string, Inspected>(VERIFIED_CACHE_SIZE)
+
+  function inspect(cookieValue: unknown): Inspected | null {
     if (typeof cookieValue !== 'string' || cookieValue.length > MAX_COOKIE_LENGTH) return null
+    const known = verified.get(cookieValue)
+    if (known !== undefined) return known
     const bar = cookieValue.indexOf('|')
     if (bar <= 0) return null
     const token = cookieValue.slice(0, bar)
     const candidate = cookieValue.slice(bar + 1)
-    if (safeEqual(mac(ring.current, token), candidate)) return { token, stale: false }
+    if (safeEqual(mac(ring.current, token), candidate)) return remember(cookieValue, token)
     return verifyMac(ring, candidate, token) ? { token, stale: true } : null
   }
+  function remember(cookieValue: string, token: string): Inspected {
+    const found = Object.freeze({ token, stale: false })
+    verified.set(cookieValue, found)
+    return found
+  }
   const read = (cookieValue: unknown) => inspect(cookieValue)?.token ?? null
+  // A cookie is remembered when it first comes back, not when it is issued: most issued cookies never
+  // come back (crawlers, one-page visits), and the cache would churn on every `GET /csrf` without one.
   const resign = (token: string): CsrfIssue => ({ token, cookieValue: `${token}|${mac(ring.current, token)}` })
 
   return Object.freeze({

@@ -2,15 +2,24 @@ import { isAuthError } from '../errors'
 import { sendJson } from '../http/reply'
 import { clientSession } from '../session/shape'
 import type { Context } from '../context'
+import type { SessionCookie } from '../session/manager'
 
 /**
  * GET /session: the hot path. Without a session cookie it answers at once, with no crypto; a cookie
- * that does not open is cleared and answered like no cookie at all.
+ * whose reply is remembered (lib/session/reply-cache.ts) is answered at once too, with no crypto and
+ * no promise; a cookie that does not open is cleared and answered like no cookie at all.
  */
-export async function getSession(ctx: Context): Promise<void> {
+export function getSession(ctx: Context): void | Promise<void> {
   const { svc, res } = ctx
   const cookie = ctx.sessionCookie()
   if (!svc.sessions.present(cookie)) return sendJson(res, 200, svc.config.emptySession, true)
+  const remembered = svc.sessions.recall(cookie)
+  if (remembered !== null) return sendJson(res, 200, remembered, true)
+  return openSession(ctx, cookie)
+}
+
+async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
+  const { svc, res } = ctx
   const found = await unlessUnavailable(ctx, svc.sessions.read(cookie))
   if (found === UNAVAILABLE) return
   if (!found) {
@@ -27,7 +36,10 @@ export async function getSession(ctx: Context): Promise<void> {
   const session = await clientSession(record, svc.config.callbacks, svc.log)
   if (session === null) return sendJson(res, 200, svc.config.emptySession, true)
   await ctx.emit('session', svc.config.events.session, { session, record })
-  sendJson(res, 200, JSON.stringify(session), true)
+  const reply = JSON.stringify(session)
+  // A renewed session's reply belongs to its new cookie (set on this response), not to this one.
+  if (record === found) svc.sessions.remember(cookie, record, reply)
+  sendJson(res, 200, reply, true)
 }
 
 export const UNAVAILABLE = Symbol('unavailable')

@@ -22,6 +22,24 @@ export interface DatabaseStoreParts {
   /** Runs one store call under the store deadline, logging an outage once (a 503 when it fails). */
   readonly call: <T>(work: () => Promise<T>) => Promise<T>
   readonly maxLifetime: number
+  /**
+   * The stored records as this process last read them, kept current by the store (Redis
+   * client-side caching, lib/store/redis-tracking.ts); `get` answers null when it cannot vouch for
+   * them, and the record is read from the store.
+   */
+  readonly cached?: CachedRecords | null
+}
+
+export interface CachedRecords {
+  get(sid: string): Promise<unknown> | null
+  /** This process is changing the record: what it read before is stale (read-your-writes). */
+  forget(sid: string): void
+  /** The stored record held in memory, and its version; undefined when none is (no I/O). */
+  held(sid: string): { stored: unknown; version: object } | undefined
+  /** Whether the session is listed in its user's index as held in memory (undefined: not held). */
+  listed(userId: string, sid: string): boolean | undefined
+  /** For later: whether the record held at `version`, and its listing, are still what is held. */
+  stillHeld(sid: string, version: object, userId: string): () => boolean
 }
 
 /**
@@ -29,20 +47,46 @@ export interface DatabaseStoreParts {
  * token's SHA-256, so a dump of the store (or Redis's MONITOR) holds no usable session. Every
  * session is also listed in its user's index, which makes signing a user out everywhere one step.
  */
-export function databaseStore({ store, index, indexed, call, maxLifetime }: DatabaseStoreParts): SessionStore {
-  const get = (sid: string) => call(() => callStore<unknown>((done) => store.get(sid, done)))
-  const set = (sid: string, value: object) => call(() => callStore((done) => store.set(sid, value, done)))
-  const destroy = (sid: string) => call(() => callStore((done) => store.destroy(sid, done)))
+export function databaseStore({ store, index, indexed, call, maxLifetime, cached }: DatabaseStoreParts): SessionStore {
+  const get = (sid: string) => cached?.get(sid) ?? call(() => callStore<unknown>((done) => store.get(sid, done)))
+  /** A change of the record, with what this process read of it forgotten before and after. */
+  async function change(sid: string, work: () => Promise<unknown>): Promise<void> {
+    cached?.forget(sid)
+    try {
+      await work()
+    } finally {
+      cached?.forget(sid)
+    }
+  }
+  const set = (sid: string, value: object) =>
+    change(sid, () => call(() => callStore((done) => store.set(sid, value, done))))
+  const destroy = (sid: string) => change(sid, () => call(() => callStore((done) => store.destroy(sid, done))))
   const destroyAll = async (sids: readonly string[]) => {
     const results = await Promise.allSettled(sids.map((sid) => destroy(sid)))
     const failed = results.find((result) => result.status === 'rejected')
     if (failed) throw failed.reason
   }
 
+  /** Records read from memory, with the check that they are still what the store holds. */
+  const vouched = new WeakMap<SessionRecord, () => boolean>()
+
+  /** The record, when the store's value and the user's index are both held in memory (no I/O). */
+  function fromMemory(sid: string, nowSeconds: number, lifetime: number): SessionRecord | null {
+    const held = cached?.held(sid)
+    if (!held || !isRecord(held.stored)) return null
+    const record = fromClaims(held.stored, nowSeconds, lifetime)
+    if (!record || cached!.listed(record.userId, sid) !== true) return null
+    vouched.set(record, cached!.stillHeld(sid, held.version, record.userId))
+    return record
+  }
+
   return Object.freeze({
     async read(token: string, nowSeconds: number, lifetime: number) {
       if (!TOKEN.test(token)) return null
       const sid = digest(token)
+      // Anything short of a valid, listed record held in memory takes the full way below.
+      const known = indexed ? fromMemory(sid, nowSeconds, lifetime) : null
+      if (known) return known
       const stored = await get(sid)
       const record = isRecord(stored) ? fromClaims(stored, nowSeconds, lifetime) : null
       if (!record || !indexed || (await index.has(record.userId, sid))) return record
@@ -79,6 +123,8 @@ export function databaseStore({ store, index, indexed, call, maxLifetime }: Data
       if (record) await index.remove(record.userId, [sid])
       await destroy(sid)
     },
+
+    vouch: (record: SessionRecord) => vouched.get(record) ?? null,
 
     async removeAll(userId: string, nowSeconds: number) {
       const sids = await index.members(userId, nowSeconds)

@@ -4,6 +4,7 @@ import type { SessionRecord, SessionUser } from '../config/types'
 import { ConfigurationError } from '../errors'
 import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChunked } from '../http/chunked-cookie'
 import type { Revocations } from '../store/types'
+import { replyCache, type ReplyCacheLimits } from './reply-cache'
 import type { SessionStore } from './store'
 
 /** The request's session cookie: its parsed cookies, the cookie's definition and the response. */
@@ -39,6 +40,28 @@ export interface SessionManager {
   revokeAll(userId: string): Promise<void>
   /** Clears the cookie only (for a cookie that did not open). */
   clear(cookie: SessionCookie): void
+  /**
+   * The `GET /session` reply remembered for this exact cookie, when its session is still valid, not
+   * due for renewal and known not to be revoked; else null. Synchronous: no crypto, no I/O.
+   */
+  recall(cookie: SessionCookie): string | null
+  /** Remembers the reply for a session just read from this cookie and not renewed (when replies are reused). */
+  remember(cookie: SessionCookie, record: SessionRecord, reply: string): void
+}
+
+/**
+ * Revocations that can tell a user's revocation time from memory, when they know it without I/O
+ * (lib/store: always in memory; with Redis, within the revocation delay). A hit of the reply cache
+ * needs it; without it every request opens its cookie.
+ */
+export type SessionRevocations = Revocations & { peek?(userId: string): number | undefined }
+
+export interface ManagerOptions {
+  /**
+   * Reuse `GET /session` replies by cookie value (sealed sessions only): set when nothing runs per
+   * request (no `session` callback, no `events.session`), so the reply depends on the record alone.
+   */
+  readonly replies?: ReplyCacheLimits | null
 }
 
 export interface SessionTiming {
@@ -52,8 +75,13 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
 export function createSessionManager(
   store: SessionStore,
   timing: SessionTiming,
-  revocations: Revocations,
+  revocations: SessionRevocations,
+  options: ManagerOptions = {},
 ): SessionManager {
+  const reusable = store.sealed === true || store.vouch !== undefined
+  const replies = reusable && options.replies ? replyCache(timing, options.replies) : null
+  const peek = revocations.peek === undefined ? null : revocations.peek.bind(revocations)
+
   async function write(cookie: SessionCookie, record: SessionRecord, previous: string | null) {
     const token = await store.write(record, previous)
     if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
@@ -108,6 +136,8 @@ export function createSessionManager(
 
     async destroy(cookie: SessionCookie, record: SessionRecord | null) {
       const token = readChunked(cookie.cookies, cookie.def.name)
+      // Signed out here: this browser's cookie is gone; a copy of it opens as it always did.
+      if (token !== null) replies?.delete(token)
       if (token !== null) await store.remove(token, record)
       if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
     },
@@ -120,6 +150,21 @@ export function createSessionManager(
 
     clear(cookie: SessionCookie) {
       if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+    },
+
+    recall(cookie: SessionCookie) {
+      if (replies === null || peek === null) return null
+      const token = readChunked(cookie.cookies, cookie.def.name)
+      return token === null ? null : replies.get(token, nowSeconds(), peek)
+    },
+
+    remember(cookie: SessionCookie, record: SessionRecord, reply: string) {
+      if (replies === null || peek === null) return
+      // A database record is remembered only while the store can tell it is still the one it holds.
+      const current = store.sealed ? undefined : store.vouch?.(record)
+      if (current === null) return
+      const token = readChunked(cookie.cookies, cookie.def.name)
+      if (token !== null) replies.set(token, record, reply, current)
     },
   })
 }

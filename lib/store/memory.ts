@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache'
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import { boundedCache } from '../util/cache'
+import { rateLimiterMemory, rateLimiterRes } from '../util/lazy'
 import { MAX_SESSIONS_PER_USER, type Limiter, type Revocations, type ServerState, type SessionIndex } from './types'
 
 /**
@@ -16,6 +16,7 @@ export function memoryState(maxLifetime: number): ServerState {
 }
 
 function memoryLimiter(keyPrefix: string, points: number, duration: number): Limiter {
+  const RateLimiterMemory = rateLimiterMemory()
   const limiter = new RateLimiterMemory({ keyPrefix, points, duration })
   return Object.freeze({ consume: (key: string) => consumeOne(limiter.consume(key)) })
 }
@@ -25,7 +26,7 @@ export function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
   return consumed.then(
     () => null,
     (refused: unknown) => {
-      if (refused instanceof RateLimiterRes) return Math.max(1, Math.ceil(refused.msBeforeNext / 1000))
+      if (refused instanceof rateLimiterRes()) return Math.max(1, Math.ceil(refused.msBeforeNext / 1000))
       throw refused
     },
   )
@@ -34,10 +35,12 @@ export function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
 function memoryRevocations(maxLifetime: number): Revocations {
   // A revocation matters only while a session signed in before it can live: maxLifetime. At most
   // 100 000 users' revocations are kept (docs/session-stores.md); Redis keeps every one.
-  const times = new LRUCache<string, number>({ max: 100_000, ttl: maxLifetime * 1000 })
+  const times = boundedCache<string, number>(100_000, maxLifetime * 1000)
   const now = () => Math.floor(Date.now() / 1000)
   return Object.freeze({
     before: async (userId: string) => times.get(userId) ?? 0,
+    /** What `before` answers, without a promise: the session hot path checks it on every cached reply. */
+    peek: (userId: string) => times.get(userId) ?? 0,
     stamp: async (userId: string) => Math.max(now(), times.get(userId) ?? 0),
     async revoke(userId: string) {
       times.set(userId, Math.max(now() + 1, times.get(userId) ?? 0))
@@ -46,7 +49,7 @@ function memoryRevocations(maxLifetime: number): Revocations {
 }
 
 function memorySessionIndex(maxLifetime: number): SessionIndex {
-  const users = new LRUCache<string, Map<string, number>>({ max: 100_000, ttl: maxLifetime * 1000 })
+  const users = boundedCache<string, Map<string, number>>(100_000, maxLifetime * 1000)
   return Object.freeze({
     async add(userId: string, sid: string, untilSeconds: number) {
       const sessions = users.get(userId) ?? new Map<string, number>()

@@ -1,8 +1,9 @@
-import { LRUCache } from 'lru-cache'
-import { RateLimiterRedis } from 'rate-limiter-flexible'
+import { boundedCache } from '../util/cache'
 import { digest } from '../crypto/mac'
+import { rateLimiterRedis } from '../util/lazy'
 import { consumeOne } from './memory'
 import type { RedisRunner } from './redis'
+import type { TrackedReads } from './redis-tracking'
 import { MAX_SESSIONS_PER_USER, type Limiter, type Revocations, type ServerState, type SessionIndex } from './types'
 
 /**
@@ -10,16 +11,21 @@ import { MAX_SESSIONS_PER_USER, type Limiter, type Revocations, type ServerState
  * touches one key, so all of it works unchanged on Redis Cluster. User ids appear in keys only as
  * their SHA-256.
  */
-export function redisState(redis: RedisRunner, timing: { maxLifetime: number; revocationDelay: number }): ServerState {
+export function redisState(
+  redis: RedisRunner,
+  timing: { maxLifetime: number; revocationDelay: number },
+  tracked: TrackedReads | null = null,
+): ServerState {
   return Object.freeze({
     shared: true,
     revocations: redisRevocations(redis, timing.maxLifetime, timing.revocationDelay),
-    sessionIndex: redisSessionIndex(redis),
+    sessionIndex: redisSessionIndex(redis, tracked),
     limiter: (name: string, points: number, duration: number) => redisLimiter(redis, name, points, duration),
   })
 }
 
 function redisLimiter(redis: RedisRunner, name: string, points: number, duration: number): Limiter {
+  const RateLimiterRedis = rateLimiterRedis()
   const limiter = new RateLimiterRedis({
     storeClient: redis.client,
     useRedisPackage: false,
@@ -36,7 +42,7 @@ function redisLimiter(redis: RedisRunner, name: string, points: number, duration
  * `delay`. The instance that revokes sees it at once.
  */
 function redisRevocations(redis: RedisRunner, maxLifetime: number, delay: number): Revocations {
-  const cache = delay > 0 ? new LRUCache<string, number>({ max: 50_000, ttl: delay * 1000 }) : null
+  const cache = delay > 0 ? boundedCache<string, number>(50_000, delay * 1000) : null
   const keyOf = (userId: string) => redis.key('rev', digest(userId))
   return Object.freeze({
     async before(userId: string, fresh = false) {
@@ -47,6 +53,11 @@ function redisRevocations(redis: RedisRunner, maxLifetime: number, delay: number
       cache?.set(userId, time)
       return time
     },
+    /**
+     * What `before` would answer from this process's cache, without a promise; undefined when it would
+     * ask Redis (not read within the delay, or a delay of 0), and then the caller asks `before`.
+     */
+    peek: (userId: string): number | undefined => cache?.get(userId),
     async stamp(userId: string) {
       const time = await redis.run((client) => client.eval(STAMP, 1, keyOf(userId)))
       return Number(time)
@@ -90,24 +101,44 @@ local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('EXPIREAT', KEYS[1], newest[2])
 return dropped`
 
-function redisSessionIndex(redis: RedisRunner): SessionIndex {
-  const keyOf = (userId: string) => redis.key('idx', digest(userId))
+/** The key of a user's index of sessions. */
+export function indexKey(redis: RedisRunner, userId: string): string {
+  return redis.key('idx', digest(userId))
+}
+
+/** `tracked`: membership reads answered from memory while Redis tracks them (lib/store/redis-tracking.ts). */
+function redisSessionIndex(redis: RedisRunner, tracked: TrackedReads | null): SessionIndex {
+  const keyOf = (userId: string) => indexKey(redis, userId)
+  /** Runs a change of the user's index, forgetting what this process read of it before and after. */
+  async function change<T>(key: string, command: () => Promise<T>): Promise<T> {
+    tracked?.forget(key)
+    try {
+      return await command()
+    } finally {
+      tracked?.forget(key)
+    }
+  }
   return Object.freeze({
     async add(userId: string, sid: string, untilSeconds: number) {
       const now = Math.floor(Date.now() / 1000)
-      const dropped = await redis.run((client) =>
-        client.eval(ADD, 1, keyOf(userId), now, untilSeconds, sid, MAX_SESSIONS_PER_USER),
+      const key = keyOf(userId)
+      const dropped = await change(key, () =>
+        redis.run((client) => client.eval(ADD, 1, key, now, untilSeconds, sid, MAX_SESSIONS_PER_USER)),
       )
       return Array.isArray(dropped) ? dropped.filter((id): id is string => typeof id === 'string') : []
     },
     async has(userId: string, sid: string) {
-      return (await redis.run((client) => client.zscore(keyOf(userId), sid))) !== null
+      const key = keyOf(userId)
+      const score =
+        tracked?.read(key, sid, (client) => client.zscore(key, sid)) ?? redis.run((client) => client.zscore(key, sid))
+      return (await score) !== null
     },
     async members(userId: string, nowSeconds: number) {
       return redis.run((client) => client.zrangebyscore(keyOf(userId), `(${nowSeconds}`, '+inf'))
     },
     async remove(userId: string, sids: readonly string[]) {
-      if (sids.length > 0) await redis.run((client) => client.zrem(keyOf(userId), ...sids))
+      const key = keyOf(userId)
+      if (sids.length > 0) await change(key, () => redis.run((client) => client.zrem(key, ...sids)))
     },
   })
 }

@@ -116,10 +116,14 @@ it('answers 503 at the deadline when Redis takes commands but never answers them
 async function slowProxy(port: number, delayMs: number): Promise<Server> {
   const proxy = createServer((socket) => {
     setTimeout(() => {
+      // A client that gave up while held (the service's tracking connection, when the app's client
+      // is closed) is not connected on.
+      if (socket.destroyed) return
       const upstream = connect(port, '127.0.0.1')
       socket.pipe(upstream).pipe(socket)
       upstream.on('error', () => socket.destroy())
       socket.on('error', () => upstream.destroy())
+      socket.on('close', () => upstream.destroy())
     }, delayMs)
   })
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))

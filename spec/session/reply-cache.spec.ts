@@ -1,0 +1,183 @@
+import type { CookieDef } from '../../lib/config/cookies'
+import type { SessionRecord } from '../../lib/config/types'
+import { cookieStore } from '../../lib/session/cookie-store'
+import { createSessionManager, type SessionRevocations, type SessionTiming } from '../../lib/session/manager'
+import { REPLY_CACHE_LIMITS, replyCache } from '../../lib/session/reply-cache'
+import type { SessionStore } from '../../lib/session/store'
+import { clockAt, setClock } from '../support/clock'
+import { fakeResponse } from '../support/fake-response'
+import {
+  ADA,
+  DAY,
+  KEYS,
+  SIGNED_IN_AT,
+  VALID_AT,
+  VECTORS,
+  keyFromHex,
+  ringOf,
+  sessionCookies,
+} from '../support/sessions'
+
+const TIMING: SessionTiming = { maxAge: 3600, updateAge: 600, maxLifetime: DAY }
+const DEF: CookieDef = { name: 'auth.session-token', attrs: '; Path=/; HttpOnly; SameSite=Lax' }
+
+function record(overrides: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    userId: 'github:1',
+    user: { ...ADA },
+    createdAt: SIGNED_IN_AT,
+    issuedAt: SIGNED_IN_AT,
+    expiresAt: SIGNED_IN_AT + 3600,
+    ...overrides,
+  }
+}
+
+const NONE_REVOKED = () => 0
+
+describe('the reply cache', () => {
+  it('answers a remembered reply until the second before the session ends', () => {
+    const cache = replyCache(TIMING, REPLY_CACHE_LIMITS)
+    cache.set('token', record({ expiresAt: SIGNED_IN_AT + 500 }), '{"a":1}')
+    expect(cache.get('token', SIGNED_IN_AT + 499, NONE_REVOKED)).toBe('{"a":1}')
+    expect(cache.get('token', SIGNED_IN_AT + 500, NONE_REVOKED)).toBeNull()
+    // An ended session is forgotten, not kept until it is pushed out.
+    expect(cache.size).toBe(0)
+  })
+
+  it('ends a session at maxLifetime after sign-in, whatever its expiry says', () => {
+    const cache = replyCache(TIMING, REPLY_CACHE_LIMITS)
+    const renewedLate = record({
+      createdAt: SIGNED_IN_AT,
+      issuedAt: SIGNED_IN_AT + DAY - 10,
+      expiresAt: SIGNED_IN_AT + DAY,
+    })
+    cache.set('token', { ...renewedLate, expiresAt: SIGNED_IN_AT + DAY + 3000 }, 'reply')
+    expect(cache.get('token', SIGNED_IN_AT + DAY - 1, NONE_REVOKED)).toBe('reply')
+    expect(cache.get('token', SIGNED_IN_AT + DAY, NONE_REVOKED)).toBeNull()
+  })
+
+  it('misses from updateAge on, so that the request renews the session', () => {
+    const cache = replyCache(TIMING, REPLY_CACHE_LIMITS)
+    cache.set('token', record(), 'reply')
+    expect(cache.get('token', SIGNED_IN_AT + 599, NONE_REVOKED)).toBe('reply')
+    expect(cache.get('token', SIGNED_IN_AT + 600, NONE_REVOKED)).toBeNull()
+  })
+
+  it('keeps answering past updateAge a session that renewal cannot extend (at its lifetime)', () => {
+    const cache = replyCache(TIMING, REPLY_CACHE_LIMITS)
+    cache.set('token', record({ expiresAt: SIGNED_IN_AT + DAY }), 'reply')
+    expect(cache.get('token', SIGNED_IN_AT + 5000, NONE_REVOKED)).toBe('reply')
+  })
+
+  it('misses once the revocation time is past the sign-in, and while that time is not known', () => {
+    const cache = replyCache(TIMING, REPLY_CACHE_LIMITS)
+    cache.set('token', record(), 'reply')
+    expect(cache.get('token', VALID_AT, () => SIGNED_IN_AT)).toBe('reply')
+    expect(cache.get('token', VALID_AT, () => SIGNED_IN_AT + 1)).toBeNull()
+    expect(cache.get('token', VALID_AT, () => undefined)).toBeNull()
+    expect(cache.get('token', VALID_AT, (userId) => (userId === 'github:1' ? SIGNED_IN_AT + 1 : 0))).toBeNull()
+  })
+
+  it("asks a database store's check on every hit, and forgets the entry once it fails", () => {
+    const cache = replyCache(TIMING, REPLY_CACHE_LIMITS)
+    let held = true
+    const current = jest.fn(() => held)
+    cache.set('token', record(), 'reply', current)
+    expect(cache.get('token', VALID_AT, NONE_REVOKED)).toBe('reply')
+    expect(cache.get('token', VALID_AT, NONE_REVOKED)).toBe('reply')
+    expect(current).toHaveBeenCalledTimes(2)
+    held = false
+    expect(cache.get('token', VALID_AT, NONE_REVOKED)).toBeNull()
+    held = true
+    expect(cache.get('token', VALID_AT, NONE_REVOKED)).toBeNull()
+    expect(cache.size).toBe(0)
+  })
+
+  it('answers only the exact token it was given', () => {
+    const cache = replyCache(TIMING, REPLY_CACHE_LIMITS)
+    cache.set('abcdef', record(), 'reply')
+    for (const other of ['abcdeg', 'abcde', 'abcdef ', 'Abcdef'])
+      expect(cache.get(other, VALID_AT, NONE_REVOKED)).toBeNull()
+  })
+
+  it('holds at most `max` entries, the least recently used going first', () => {
+    const cache = replyCache(TIMING, { max: 3, maxChars: 1_000_000 })
+    for (const token of ['a', 'b', 'c', 'd', 'e']) cache.set(token, record(), token)
+    expect(cache.size).toBe(3)
+    expect(cache.get('a', VALID_AT, NONE_REVOKED)).toBeNull()
+    expect(cache.get('e', VALID_AT, NONE_REVOKED)).toBe('e')
+  })
+
+  it('holds at most `maxChars` characters, and never one entry larger than 32 KB', () => {
+    const cache = replyCache(TIMING, { max: 1000, maxChars: 10_000 })
+    for (let index = 0; index < 100; index++) cache.set(`token-${index}-${'t'.repeat(500)}`, record(), 'r'.repeat(1000))
+    // Each entry counts its token, twice its reply and 200: about 2,700 characters.
+    expect(cache.size).toBe(3)
+    const huge = replyCache(TIMING, REPLY_CACHE_LIMITS)
+    huge.set('t'.repeat(40_000), record(), 'reply')
+    expect(huge.size).toBe(0)
+  })
+
+  it('is bounded by default: 10 000 entries and 16 MB', () => {
+    expect(REPLY_CACHE_LIMITS).toEqual({ max: 10_000, maxChars: 16 * 1024 * 1024 })
+    const cache = replyCache(TIMING, REPLY_CACHE_LIMITS)
+    for (let index = 0; index < 10_050; index++) cache.set(`token-${index}`, record(), 'reply')
+    expect(cache.size).toBe(10_000)
+  })
+})
+
+describe('the session manager with replies reused', () => {
+  clockAt(VALID_AT)
+  const RING = ringOf(keyFromHex(KEYS.session))
+  const TIMING_30 = { maxAge: 30 * DAY, updateAge: DAY, maxLifetime: 30 * DAY }
+  const revocations: SessionRevocations = {
+    before: async () => 0,
+    peek: () => 0,
+    stamp: async () => VALID_AT,
+    revoke: async () => undefined,
+  }
+
+  function spied(store: SessionStore) {
+    const read = jest.fn(store.read.bind(store))
+    return { store: { ...store, read }, read }
+  }
+  const cookieOf = (token: string) => ({ cookies: sessionCookies(token), def: DEF, res: fakeResponse().res })
+
+  it('opens the cookie once, then answers from memory', async () => {
+    const { store, read } = spied(cookieStore(RING))
+    const sessions = createSessionManager(store, TIMING_30, revocations, { replies: REPLY_CACHE_LIMITS })
+    const cookie = cookieOf(VECTORS.ada)
+    expect(sessions.recall(cookie)).toBeNull()
+    const found = await sessions.read(cookie)
+    sessions.remember(cookie, found!, 'the reply')
+    expect(sessions.recall(cookieOf(VECTORS.ada))).toBe('the reply')
+    expect(read).toHaveBeenCalledTimes(1)
+    setClock(SIGNED_IN_AT + 30 * DAY)
+    expect(sessions.recall(cookie)).toBeNull()
+  })
+
+  it('forgets the reply of a cookie signed out with', async () => {
+    const sessions = createSessionManager(cookieStore(RING), TIMING_30, revocations, { replies: REPLY_CACHE_LIMITS })
+    const cookie = cookieOf(VECTORS.ada)
+    sessions.remember(cookie, (await sessions.read(cookie))!, 'the reply')
+    await sessions.destroy(cookie, null)
+    expect(sessions.recall(cookie)).toBeNull()
+  })
+
+  it.each([
+    ['replies are not reused (a session callback or event runs per request)', {}, revocations, true],
+    ['the store is not sealed and cannot vouch for its records', { replies: REPLY_CACHE_LIMITS }, revocations, false],
+    [
+      'the revocations cannot answer without I/O',
+      { replies: REPLY_CACHE_LIMITS },
+      { ...revocations, peek: undefined },
+      true,
+    ],
+  ])('never remembers when %s', async (_label, options, revs, sealed) => {
+    const store = { ...cookieStore(RING), sealed }
+    const sessions = createSessionManager(store, TIMING_30, revs, options)
+    const cookie = cookieOf(VECTORS.ada)
+    sessions.remember(cookie, (await sessions.read(cookie))!, 'the reply')
+    expect(sessions.recall(cookie)).toBeNull()
+  })
+})
