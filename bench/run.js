@@ -10,7 +10,7 @@ const path = require('node:path')
 const autocannon = require('autocannon')
 const { REFERENCE, SYSTEMS } = require('./systems')
 const { checkReply } = require('./support/checks')
-const { memory, startProcess } = require('./support/processes')
+const { cpuMs, memory, startProcess } = require('./support/processes')
 const { startRedis } = require('./support/redis')
 const { summarize, table, tally } = require('./support/report')
 const sessions = require('./support/sessions')
@@ -30,6 +30,7 @@ function readSettings() {
     rounds: wholeNumber('BENCH_ROUNDS', 3, 1),
     seconds,
     connections: wholeNumber('BENCH_CONNECTIONS', 50, 1),
+    pipelining: wholeNumber('BENCH_PIPELINING', 10, 1),
     warmup: wholeNumber('BENCH_WARMUP', Math.min(5, seconds), 0),
     only: (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean),
     profile: process.env.BENCH_PROFILE === '1',
@@ -49,10 +50,11 @@ function selectSystems(only) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function load(target, seconds, connections) {
+function load(target, seconds, { connections, pipelining }) {
   return new Promise((resolve, reject) => {
-    autocannon({ url: target.url, headers: target.headers, connections, duration: seconds }, (error, result) =>
-      error ? reject(error) : resolve(result),
+    autocannon(
+      { url: target.url, headers: target.headers, connections, pipelining, duration: seconds },
+      (error, result) => (error ? reject(error) : resolve(result)),
     )
   })
 }
@@ -84,14 +86,18 @@ async function launch(system, { secret, redis, settings }) {
   return target
 }
 
-async function measure(target, seconds, connections) {
-  const result = await load(target, seconds, connections)
+async function measure(target, seconds, settings) {
+  const cpuBefore = cpuMs(target.server.pid)
+  const result = await load(target, seconds, settings)
+  const cpuAfter = cpuMs(target.server.pid)
   const peak = memory(target.server.pid, 'VmHWM')
   if (peak !== null) target.peakRss = Math.max(target.peakRss ?? 0, peak)
   const failed = result.non2xx + result.errors + result.timeouts
   if (failed > 0 && !target.problem)
     target.problem = `${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts under load`
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+  // The server's CPU time per answer: what it costs, whether or not the load generator kept it busy.
+  const cpuUs = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1000) / result.requests.total
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs }
 }
 
 function describeRun(settings, systems) {
@@ -107,7 +113,7 @@ function describeRun(settings, systems) {
     `${new Date().toISOString()}, commit ${git('rev-parse', '--short', 'HEAD')}${dirty}, Node ${process.version}`,
     `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, load average ${os.loadavg()[0].toFixed(2)} at start`,
     `${settings.rounds} rounds × ${settings.seconds} s per system (after a ${settings.warmup} s warm-up), ` +
-      `${settings.connections} connections, ${systems.length} systems interleaved`,
+      `${settings.connections} connections, pipelining ${settings.pipelining}, ${systems.length} systems interleaved`,
   ]
 }
 
@@ -139,13 +145,15 @@ async function main() {
     const live = targets.filter((target) => !target.problem)
     if (settings.warmup > 0) {
       console.log(`warming up (${settings.warmup} s each)`)
-      for (const target of live) await load(target, settings.warmup, settings.connections)
+      for (const target of live) await load(target, settings.warmup, settings)
     }
     for (let round = 1; round <= settings.rounds; round++) {
       for (const target of live) {
-        const result = await measure(target, settings.seconds, settings.connections)
+        const result = await measure(target, settings.seconds, settings)
         target.rounds.push(result)
-        console.log(`round ${round}/${settings.rounds} ${target.system.id.padEnd(24)} ${Math.round(result.rps)} req/s`)
+        console.log(
+          `round ${round}/${settings.rounds} ${target.system.id.padEnd(24)} ${Math.round(result.rps)} req/s, ${result.cpuUs?.toFixed(0) ?? '?'} µs CPU/req`,
+        )
       }
     }
     for (const target of live) {

@@ -21,6 +21,12 @@ const two = (value) => Math.round(value * 100) / 100
 const fast = (row) => two(row.ratio) >= row.system.target
 const small = (row) => row.rssRatio !== null && two(row.rssRatio) <= RSS_TARGET
 
+/** Per round, the reference's server CPU time per answer divided by the system's: its capacity, × Express. */
+function cpuRatio(rounds, referenceRounds) {
+  const ratios = rounds.map((round, index) => referenceRounds[index].cpuUs / round.cpuUs)
+  return ratios.length && ratios.every(Number.isFinite) ? median(ratios) : null
+}
+
 /** One summary per system: medians of req/s, p50, p99 and of the per-round ratios, with their range. */
 exports.summarize = (measured, referenceId) => {
   const reference = measured.find(({ system }) => system.id === referenceId)
@@ -32,6 +38,11 @@ exports.summarize = (measured, referenceId) => {
       rps: rounds.length ? median(rounds.map((round) => round.rps)) : null,
       p50: rounds.length ? median(rounds.map((round) => round.p50)) : null,
       p99: rounds.length ? median(rounds.map((round) => round.p99)) : null,
+      cpuUs:
+        rounds.length && rounds.every((round) => round.cpuUs !== null)
+          ? median(rounds.map((round) => round.cpuUs))
+          : null,
+      cpuRatio: cpuRatio(rounds, reference.rounds),
       ratio: ratios.length ? median(ratios) : null,
       low: Math.min(...ratios),
       high: Math.max(...ratios),
@@ -45,18 +56,18 @@ exports.summarize = (measured, referenceId) => {
 /** The markdown table (also what the terminal shows), a line per system under a line per group. */
 exports.table = (rows) => {
   const lines = [
-    '| system | req/s | p50 ms | p99 ms | × Express req/s: median (min–max) | target | RSS MB: start, peak | peak RSS × Express |',
-    '|---|--:|--:|--:|--:|---|--:|--:|',
+    '| system | req/s | p50 ms | p99 ms | × Express req/s: median (min–max) | target | server CPU µs/req | × Express by CPU | RSS MB: start, peak | peak RSS × Express |',
+    '|---|--:|--:|--:|--:|---|--:|--:|--:|--:|',
   ]
   let group = null
   for (const row of rows) {
     if (row.system.group !== group) {
       group = row.system.group
-      lines.push(`| **${group}** | | | | | | | |`)
+      lines.push(`| **${group}** | | | | | | | | | |`)
     }
     const { system } = row
     if (row.rps === null) {
-      lines.push(`| ${system.label} | | | | | not measured: ${oneLine(row.problem)} | | |`)
+      lines.push(`| ${system.label} | | | | | not measured: ${oneLine(row.problem)} | | | | |`)
       continue
     }
     const ratio = `${row.ratio.toFixed(2)} (${row.low.toFixed(2)}–${row.high.toFixed(2)})`
@@ -69,7 +80,7 @@ exports.table = (rows) => {
           ? row.rssRatio.toFixed(2)
           : `${row.rssRatio.toFixed(2)} (≤ ${RSS_TARGET.toFixed(2)}: ${verdict(small(row))})`
     lines.push(
-      `| ${system.label} | ${Math.round(row.rps)} | ${ms(row.p50)} | ${ms(row.p99)} | ${ratio} | ${target} | ${mb(row.startRss)}, ${mb(row.peakRss)} | ${rss} |`,
+      `| ${system.label} | ${Math.round(row.rps)} | ${ms(row.p50)} | ${ms(row.p99)} | ${ratio} | ${target} | ${row.cpuUs === null ? 'n/a' : row.cpuUs.toFixed(0)} | ${row.cpuRatio === null ? 'n/a' : row.cpuRatio.toFixed(2)} | ${mb(row.startRss)}, ${mb(row.peakRss)} | ${rss} |`,
     )
   }
   return lines.join('\n')
