@@ -64,13 +64,16 @@ export function redisTracking(redis: RedisRunner, prefixes: readonly string[]): 
   // Keys in invalidation messages, and tracking prefixes, are what Redis stores: with the client's keyPrefix.
   const keyPrefix = (main as Redis).options.keyPrefix ?? ''
   // Nothing is sent again on a new connection: a CLIENT TRACKING resent there would name the old
-  // connection's id; each new connection sets itself up from 'ready'. It connects once the app's
-  // client is ready (the timer below), never before: an app that never connects its client, or
-  // gives up on it, gets no connection of ours.
+  // connection's id; each new connection sets itself up from 'ready'. It connects, and connects
+  // again after a drop, only while the app's client is ready (`tick` below), never by a timer of
+  // ioredis's own: an app that never connects its client, or gives up on it (a disconnect() while
+  // it reconnects ends it without an 'end'), gets no connection of ours, and no retries that would
+  // keep its process alive.
   const listener = (main as Redis).duplicate({
     lazyConnect: true,
     autoResubscribe: false,
     autoResendUnfulfilledCommands: false,
+    retryStrategy: () => null,
   })
   const values = sizedCache<string, Map<string, string | null>>(
     { entries: MAX_KEYS, maxSize: MAX_CHARS, ttlMs: HOLD_MS },
@@ -155,9 +158,11 @@ export function redisTracking(redis: RedisRunner, prefixes: readonly string[]): 
   // A connection that went quiet or slow without closing cannot be trusted to deliver invalidations
   // in time: `on` answers false from LIVENESS_MS after the send time of the last PING answered.
   const tick = () => {
+    if (closed) return
     if (main.status === 'end') return close()
-    if (listener.status === 'wait') {
+    if (listener.status === 'wait' || listener.status === 'end') {
       if (main.status === 'ready') listener.connect().catch(() => undefined)
+      else once(main, 'ready', tick)
       return
     }
     if (trackedIn !== generation) return
@@ -172,9 +177,8 @@ export function redisTracking(redis: RedisRunner, prefixes: readonly string[]): 
   }
   const pinger = setInterval(tick, PING_MS)
   pinger.unref()
-  // Now if the app's client is ready, else as soon as it is (and, should it reconnect later, the timer).
-  if (main.status === 'ready') tick()
-  else once(main, 'ready', tick)
+  // Now if the app's client is ready, else as soon as it is.
+  tick()
 
   return Object.freeze({
     read<T extends string | null>(key: string, field: string, command: (client: RedisClient) => Promise<T>) {

@@ -41,7 +41,7 @@ it('closes the connection of every auth() on one client when the client ends, or
   await app.quit()
   await sleep(1500)
   const after = await connections(admin)
-  // quit then auth() again on the ended client: its connection goes at the timer's next tick.
+  // quit then auth() again on the ended client: it makes no connection.
   auth(options(app))
   await sleep(1500)
   const afterReuse = await connections(admin)

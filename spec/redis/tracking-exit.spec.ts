@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { ownRedis, type OwnRedis } from '../support/redis'
+
+// The cache's own connection (lib/store/redis-tracking.ts) never keeps an app's process alive. An
+// app that calls disconnect() on its client while Redis is down (a shutdown during an outage) ends
+// the client without an 'end' event; our connection, cut by the same outage, must not go on trying
+// to reconnect on a timer of its own, or the process never exits. (It did, and Jest's full run
+// hung after its last test.)
+jest.setTimeout(60_000)
+
+let own: OwnRedis
+beforeAll(async () => {
+  own = await ownRedis()
+})
+afterAll(async () => {
+  await own?.close()
+})
+
+it('lets the process exit once the app gave its client up while Redis was down', async () => {
+  const child = spawn(
+    process.execPath,
+    ['--require', join(__dirname, '../support/ts-child.js'), join(__dirname, 'fixtures/gives-up-app.ts')],
+    { env: { ...process.env, REDIS_PORT: String(own.port) }, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let output = ''
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  try {
+    for (let i = 0; i < 300 && !output.includes('up\n'); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(output).toContain('up\n')
+    await own.stop('SIGKILL')
+    const code = await Promise.race([
+      exited,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 8000)),
+    ])
+    expect({ code, output }).toEqual({ code: 0, output: 'up\ngave up\n' })
+  } finally {
+    child.kill('SIGKILL')
+    await own.start()
+  }
+})
