@@ -53,6 +53,11 @@ const MAX_CHARS = 16 * 1024 * 1024
  * often, which costs next to nothing.
  */
 const HOLD_MS = 10_000
+/**
+ * A connection of ours not confirmed working for this long (a half-open TCP flow, a setup Redis
+ * never answered, tracking refused) is closed and made again.
+ */
+const STUCK_MS = 10_000
 
 /**
  * Tracking of the keys under `prefixes` (as the app's client names them, before its own
@@ -74,6 +79,9 @@ export function redisTracking(redis: RedisRunner, prefixes: readonly string[]): 
     autoResubscribe: false,
     autoResendUnfulfilledCommands: false,
     retryStrategy: () => null,
+    // With Sentinel, nor a retry loop of the connector's own, nor subscriber clients of its own.
+    sentinelRetryStrategy: () => null,
+    failoverDetector: false,
   })
   const values = sizedCache<string, Map<string, string | null>>(
     { entries: MAX_KEYS, maxSize: MAX_CHARS, ttlMs: HOLD_MS },
@@ -87,6 +95,8 @@ export function redisTracking(redis: RedisRunner, prefixes: readonly string[]): 
   let trackedIn = -1
   /** When the last PING that has come back was sent (performance.now()). */
   let lastPingBack = -Infinity
+  /** When the current generation began. */
+  let since = performance.now()
 
   function drop(key: string) {
     values.delete(key)
@@ -100,6 +110,7 @@ export function redisTracking(redis: RedisRunner, prefixes: readonly string[]): 
   function reset() {
     generation++
     trackedIn = -1
+    since = performance.now()
     flush()
   }
   function on(): boolean {
@@ -152,7 +163,8 @@ export function redisTracking(redis: RedisRunner, prefixes: readonly string[]): 
     closed = true
     clearInterval(pinger)
     reset()
-    listener.disconnect()
+    // disconnect() of an ended client would arm a timer that nothing clears (2 s of keeping a process up).
+    if (listener.status !== 'end') listener.disconnect()
   }
   once(main, 'end', close)
   // A connection that went quiet or slow without closing cannot be trusted to deliver invalidations
@@ -160,11 +172,15 @@ export function redisTracking(redis: RedisRunner, prefixes: readonly string[]): 
   const tick = () => {
     if (closed) return
     if (main.status === 'end') return close()
-    if (listener.status === 'wait' || listener.status === 'end') {
-      if (main.status === 'ready') listener.connect().catch(() => undefined)
-      else once(main, 'ready', tick)
-      return
+    const idle = listener.status === 'wait' || listener.status === 'end'
+    if (main.status !== 'ready') {
+      // Ours lives only while the app's client is up: one the app disconnect()s while it reconnects
+      // never ends (no 'end'), and ours would stay connected, pinging, for as long as the process runs.
+      if (!idle) listener.disconnect()
+      return once(main, 'ready', tick)
     }
+    if (idle) return void listener.connect().catch(() => undefined)
+    if (performance.now() - Math.max(lastPingBack, since) > STUCK_MS) return listener.disconnect()
     if (trackedIn !== generation) return
     const at = generation
     const sent = performance.now()

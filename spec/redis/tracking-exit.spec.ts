@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { ownRedis, type OwnRedis } from '../support/redis'
+import { cachedApp, sleep } from '../support/tracking'
 
 // The cache's own connection (lib/store/redis-tracking.ts) never keeps an app's process alive. An
 // app that calls disconnect() on its client while Redis is down (a shutdown during an outage) ends
@@ -28,7 +29,7 @@ it('lets the process exit once the app gave its client up while Redis was down',
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   try {
-    for (let i = 0; i < 300 && !output.includes('up\n'); i++) await new Promise((r) => setTimeout(r, 50))
+    for (let i = 0; i < 300 && !output.includes('up\n'); i++) await sleep(50)
     expect(output).toContain('up\n')
     await own.stop('SIGKILL')
     const code = await Promise.race([
@@ -40,4 +41,28 @@ it('lets the process exit once the app gave its client up while Redis was down',
     child.kill('SIGKILL')
     await own.start()
   }
+})
+
+it('closes its connection when the app disconnect()s a client whose own connection alone was cut', async () => {
+  const admin = own.client()
+  const count = async () =>
+    String(await admin.client('LIST'))
+      .trim()
+      .split('\n').length
+  const before = await count()
+  const main = own.client()
+  await cachedApp(main, 'tracking-gave-up:')
+  for (let i = 0; i < 30 && (await count()) < before + 2; i++) await sleep(100)
+  expect(await count()).toBe(before + 2) // the app's client and the cache's connection
+  const id = String(await main.client('ID'))
+  const gaveUp = new Promise<void>((resolve) =>
+    main.once('reconnecting', () => {
+      main.disconnect() // no 'end': the client stays 'reconnecting' for good
+      resolve()
+    }),
+  )
+  await admin.client('KILL', 'ID', id)
+  await gaveUp
+  await sleep(2500)
+  expect(await count()).toBe(before)
 })
