@@ -1,19 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import type Redis from 'ioredis'
-import { ownRedis, type OwnRedis } from '../support/redis'
+import { ownRedisForFile } from '../support/redis'
 import { askSession as ask, cachedApp, plantSession, rewrite, sleep, warm, type App } from '../support/tracking'
 
 // The client-side cache (lib/store/redis-tracking.ts) under an ACL user refused what it needs (it
 // stays off, and every change is seen), and on a database other than 0.
 jest.setTimeout(60_000)
 
-let own: OwnRedis
-beforeAll(async () => {
-  own = await ownRedis()
-})
-afterAll(async () => {
-  await own?.close()
-})
+const own = ownRedisForFile()
 
 async function everyChangeSeen(app: App, raw: Redis, prefix: string) {
   const planted = await plantSession(raw, prefix)
@@ -29,12 +23,12 @@ it.each([
   ['CLIENT TRACKING refused, CLIENT ID allowed', ['&*', '+@all', '-client|tracking']],
   ['PING refused', ['&*', '+@all', '-ping']],
 ])('ACL %s: cache never on, every change seen', async (_name, rules) => {
-  const admin = own.client()
+  const admin = own().client()
   const user = `u${randomBytes(4).toString('hex')}`
   const password = randomBytes(8).toString('hex')
   await admin.call('ACL', 'SETUSER', user, 'on', `>${password}`, '~*', ...rules)
   const prefix = `tracking-acl-${user}:`
-  const main = own.client({ username: user, password })
+  const main = own().client({ username: user, password })
   const app = await cachedApp(main, prefix)
   await sleep(3000)
   await everyChangeSeen(app, admin, prefix)
@@ -43,10 +37,10 @@ it.each([
 })
 
 it('sees changes in database 3, and a key of the same name changed in database 0 only drops what it held', async () => {
-  const admin3 = own.client({ db: 3 })
-  const admin0 = own.client({ db: 0 })
+  const admin3 = own().client({ db: 3 })
+  const admin0 = own().client({ db: 0 })
   const prefix = 'tracking-db3:'
-  const app = await cachedApp(own.client({ db: 3 }), prefix)
+  const app = await cachedApp(own().client({ db: 3 }), prefix)
   await everyChangeSeen(app, admin3, prefix)
   const planted = await plantSession(admin3, prefix)
   await warm(app, planted.cookie)

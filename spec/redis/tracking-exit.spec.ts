@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { ownRedis, type OwnRedis } from '../support/redis'
+import { ownRedisForFile } from '../support/redis'
 import { cachedApp, sleep } from '../support/tracking'
 
 // The cache's own connection (lib/store/redis-tracking.ts) never keeps an app's process alive. An
@@ -10,19 +10,13 @@ import { cachedApp, sleep } from '../support/tracking'
 // hung after its last test.)
 jest.setTimeout(60_000)
 
-let own: OwnRedis
-beforeAll(async () => {
-  own = await ownRedis()
-})
-afterAll(async () => {
-  await own?.close()
-})
+const own = ownRedisForFile()
 
 it('lets the process exit once the app gave its client up while Redis was down', async () => {
   const child = spawn(
     process.execPath,
     ['--require', join(__dirname, '../support/ts-child.js'), join(__dirname, 'fixtures/gives-up-app.ts')],
-    { env: { ...process.env, REDIS_PORT: String(own.port) }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...process.env, REDIS_PORT: String(own().port) }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let output = ''
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
@@ -31,7 +25,7 @@ it('lets the process exit once the app gave its client up while Redis was down',
   try {
     for (let i = 0; i < 300 && !output.includes('up\n'); i++) await sleep(50)
     expect(output).toContain('up\n')
-    await own.stop('SIGKILL')
+    await own().stop('SIGKILL')
     const code = await Promise.race([
       exited,
       new Promise((resolve) => setTimeout(() => resolve('still running'), 8000)),
@@ -39,18 +33,18 @@ it('lets the process exit once the app gave its client up while Redis was down',
     expect({ code, output }).toEqual({ code: 0, output: 'up\ngave up\n' })
   } finally {
     child.kill('SIGKILL')
-    await own.start()
+    await own().start()
   }
 })
 
 it('closes its connection when the app disconnect()s a client whose own connection alone was cut', async () => {
-  const admin = own.client()
+  const admin = own().client()
   const count = async () =>
     String(await admin.client('LIST'))
       .trim()
       .split('\n').length
   const before = await count()
-  const main = own.client()
+  const main = own().client()
   await cachedApp(main, 'tracking-gave-up:')
   for (let i = 0; i < 30 && (await count()) < before + 2; i++) await sleep(100)
   expect(await count()).toBe(before + 2) // the app's client and the cache's connection

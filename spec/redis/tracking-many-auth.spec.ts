@@ -1,20 +1,14 @@
 import Redis from 'ioredis'
 import { auth } from '../../lib'
 import { SECRET, BASE } from '../support/app'
-import { ownRedis, type OwnRedis } from '../support/redis'
+import { ownRedisForFile } from '../support/redis'
 import { sleep } from '../support/tracking'
 
-// Each auth() on one client opens a connection of its own; nothing but the client's end closes it.
+// Each auth() on one client opens a connection of its own, closed when the client ends.
 // However many share the client, they add one 'end' listener to it, not one each (Node warns at 11).
 jest.setTimeout(60_000)
 
-let own: OwnRedis
-beforeAll(async () => {
-  own = await ownRedis()
-})
-afterAll(async () => {
-  await own?.close()
-})
+const own = ownRedisForFile()
 
 const connections = async (admin: Redis) =>
   String(await admin.client('LIST'))
@@ -29,12 +23,12 @@ const options = (redis: Redis) => ({
 })
 
 it('closes the connection of every auth() on one client when the client ends, or at once when it had ended', async () => {
-  const admin = own.client()
+  const admin = own().client()
   const warnings: string[] = []
   const onWarning = (w: Error) => warnings.push(w.message)
   process.on('warning', onWarning)
   const before = await connections(admin)
-  const app = new Redis({ port: own.port, host: '127.0.0.1' })
+  const app = new Redis({ port: own().port, host: '127.0.0.1' })
   for (let i = 0; i < 30; i++) auth(options(app))
   await sleep(500)
   const during = await connections(admin)

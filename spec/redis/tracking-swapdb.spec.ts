@@ -1,4 +1,4 @@
-import { ownRedis, type OwnRedis } from '../support/redis'
+import { ownRedisForFile } from '../support/redis'
 import { askSession, cachedApp, plantSession, sleep, warm } from '../support/tracking'
 
 // Changes to the whole database under the client-side cache (lib/store/redis-tracking.ts). FLUSHDB
@@ -7,18 +7,12 @@ import { askSession, cachedApp, plantSession, sleep, warm } from '../support/tra
 // is refused within that, while the link stays healthy throughout.
 jest.setTimeout(60_000)
 
-let own: OwnRedis
-beforeAll(async () => {
-  own = await ownRedis()
-})
-afterAll(async () => {
-  await own?.close()
-})
+const own = ownRedisForFile()
 
 it('refuses a session flushed away with FLUSHDB as soon as the invalidation arrives', async () => {
-  const admin = own.client()
+  const admin = own().client()
   const prefix = 'tracking-flush:'
-  const app = await cachedApp(own.client(), prefix)
+  const app = await cachedApp(own().client(), prefix)
   const planted = await plantSession(admin, prefix)
   await warm(app, planted.cookie)
   await admin.flushdb()
@@ -34,9 +28,9 @@ it('refuses a session flushed away with FLUSHDB as soon as the invalidation arri
 })
 
 it('refuses within 10 s a session swapped out of the database with SWAPDB, which Redis does not announce', async () => {
-  const admin = own.client()
+  const admin = own().client()
   const prefix = 'tracking-swapdb:'
-  const app = await cachedApp(own.client(), prefix)
+  const app = await cachedApp(own().client(), prefix)
   const planted = await plantSession(admin, prefix)
   await warm(app, planted.cookie)
   // Database 1 is empty: after the swap, database 0 (the app's) holds no session at all.
@@ -46,6 +40,6 @@ it('refuses within 10 s a session swapped out of the database with SWAPDB, which
   // Held for now (nothing told this instance), however healthy the link.
   expect(await askSession(app, planted.cookie)).toHaveProperty('user')
   await sleep(9500)
-  expect(await own.client().get(planted.key)).toBeNull()
+  expect(await own().client().get(planted.key)).toBeNull()
   expect(await askSession(app, planted.cookie)).toEqual({})
 })

@@ -378,3 +378,21 @@ class Clients<C extends Redis | Cluster> {
     await Promise.all(closing)
   }
 }
+
+/**
+ * A server of the spec file's own (`ownRedis`) for all its tests: started before the first, closed
+ * after the last. Call it at the file's top level; what it returns gives the server, in a test.
+ */
+export function ownRedisForFile(): () => OwnRedis {
+  let own: OwnRedis | undefined
+  beforeAll(async () => {
+    own = await ownRedis()
+  })
+  afterAll(async () => {
+    await own?.close()
+  })
+  return () => {
+    if (!own) throw new Error('ownRedisForFile: no server yet (ask for it inside a test)')
+    return own
+  }
+}
