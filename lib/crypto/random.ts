@@ -5,12 +5,12 @@ import { startupSnapshot } from 'node:v8'
  * The one source of randomness in the package: the operating system's CSPRNG through OpenSSL. Each
  * call into it costs about 4 µs, nearly all of it fixed, which is most of what a new CSRF token
  * costs; so small draws are served from a pool of POOL_BYTES, filled when first needed (never when
- * the module loads) and again once spent. Every byte is zeroed in the pool as it is handed out, so
- * the pool holds only bytes no one has seen. While a V8 startup snapshot is being built the pool is
- * not used at all: bytes drawn then would be baked into the snapshot, the same in every process
- * started from it (spec/crypto/random-snapshot.spec.ts).
+ * the module loads) and again once spent. It is small (16 tokens of 32 bytes) so that few unissued
+ * secrets wait in memory, and every byte is zeroed in it as it is handed out. While a V8 startup
+ * snapshot is being built the pool is not used at all: bytes drawn then would be baked into the
+ * snapshot, the same in every process started from it (spec/crypto/random-snapshot.spec.ts).
  */
-const POOL_BYTES = 4096
+const POOL_BYTES = 512
 /** Draws larger than this go to the CSPRNG directly. */
 const MAX_POOLED = 64
 
@@ -29,7 +29,11 @@ function take(bytes: number): number {
   return at
 }
 
-const pooled = (bytes: number) => bytes <= MAX_POOLED && !startupSnapshot.isBuildingSnapshot()
+function pooled(bytes: number): boolean {
+  // A negative or fractional size would move the offset back onto bytes already handed out (zeroed).
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw new RangeError(`random: ${bytes} is not a number of bytes`)
+  return bytes <= MAX_POOLED && !startupSnapshot.isBuildingSnapshot()
+}
 
 /** `bytes` random bytes, base64url-encoded. */
 export function randomToken(bytes = 32): string {
@@ -40,11 +44,12 @@ export function randomToken(bytes = 32): string {
   return token
 }
 
-/** `bytes` random bytes, in a buffer of their own. */
+/** `bytes` random bytes, in memory of their own (not Node's slab shared by small buffers). */
 export function randomBuffer(bytes: number): Buffer {
   if (!pooled(bytes)) return randomBytes(bytes)
   const at = take(bytes)
-  const copy = Buffer.from(pool.subarray(at, at + bytes))
+  const copy = Buffer.alloc(bytes)
+  pool.copy(copy, 0, at, at + bytes)
   pool.fill(0, at, at + bytes)
   return copy
 }

@@ -1,6 +1,6 @@
 import { randomBuffer, randomToken } from '../../lib/crypto/random'
 
-// lib/crypto/random.ts serves small draws from a pool of 4096 bytes, refilled when spent: what it
+// lib/crypto/random.ts serves small draws from a pool of 512 bytes, refilled when spent: what it
 // hands out must still be fresh every time, of the length asked, across refills, and a buffer must
 // be the caller's own.
 it('hands out tokens that never repeat, of the length asked, across many refills of its pool', () => {
@@ -27,4 +27,15 @@ it('gives each caller a buffer of its own (changing one changes no other), and d
   expect(large).toHaveLength(8192)
   expect(large.equals(Buffer.alloc(8192))).toBe(false)
   expect(Buffer.from(randomToken(100), 'base64url')).toHaveLength(100)
+})
+
+it('gives a buffer memory of its own, not a slice of the slab Node shares between small buffers', () => {
+  expect(randomBuffer(12).buffer.byteLength).toBe(12)
+})
+
+it('refuses a size that is not a whole, positive number of bytes, and then draws as before', () => {
+  for (const bytes of [-32, 0, 1.5, Number.NaN]) expect(() => randomToken(bytes)).toThrow(RangeError)
+  const seen = new Set(Array.from({ length: 100 }, () => randomToken(32)))
+  expect(seen.size).toBe(100)
+  expect(seen.has(Buffer.alloc(32).toString('base64url'))).toBe(false)
 })
