@@ -32,8 +32,8 @@ export interface DatabaseStoreParts {
 
 export interface CachedRecords {
   get(sid: string): Promise<unknown> | null
-  /** This process is changing the record: what it read before is stale (read-your-writes). */
-  forget(sid: string): void
+  /** Runs `work`, a change of the record by this process: what it read before is dropped around it. */
+  changing<T>(sid: string, work: () => Promise<T>): Promise<T>
   /** The stored record held in memory, and its version; undefined when none is (no I/O). */
   held(sid: string): { stored: unknown; version: object } | undefined
   /** Whether the session is listed in its user's index as held in memory (undefined: not held). */
@@ -49,15 +49,7 @@ export interface CachedRecords {
  */
 export function databaseStore({ store, index, indexed, call, maxLifetime, cached }: DatabaseStoreParts): SessionStore {
   const get = (sid: string) => cached?.get(sid) ?? call(() => callStore<unknown>((done) => store.get(sid, done)))
-  /** A change of the record, with what this process read of it forgotten before and after. */
-  async function change(sid: string, work: () => Promise<unknown>): Promise<void> {
-    cached?.forget(sid)
-    try {
-      await work()
-    } finally {
-      cached?.forget(sid)
-    }
-  }
+  const change = (sid: string, work: () => Promise<unknown>) => (cached ? cached.changing(sid, work) : work())
   const set = (sid: string, value: object) =>
     change(sid, () => call(() => callStore((done) => store.set(sid, value, done))))
   const destroy = (sid: string) => change(sid, () => call(() => callStore((done) => store.destroy(sid, done))))

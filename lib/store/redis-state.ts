@@ -109,15 +109,8 @@ export function indexKey(redis: RedisRunner, userId: string): string {
 /** `tracked`: membership reads answered from memory while Redis tracks them (lib/store/redis-tracking.ts). */
 function redisSessionIndex(redis: RedisRunner, tracked: TrackedReads | null): SessionIndex {
   const keyOf = (userId: string) => indexKey(redis, userId)
-  /** Runs a change of the user's index, forgetting what this process read of it before and after. */
-  async function change<T>(key: string, command: () => Promise<T>): Promise<T> {
-    tracked?.forget(key)
-    try {
-      return await command()
-    } finally {
-      tracked?.forget(key)
-    }
-  }
+  /** Runs a change of the user's index, with what this process read of it dropped around it. */
+  const change = <T>(key: string, command: () => Promise<T>) => (tracked ? tracked.changing(key, command) : command())
   return Object.freeze({
     async add(userId: string, sid: string, untilSeconds: number) {
       const now = Math.floor(Date.now() / 1000)

@@ -30,8 +30,11 @@ export interface TrackedReads {
     field: string,
     command: (client: RedisClient) => Promise<T>,
   ): Promise<T> | null
-  /** Drops `key`: this process is about to change it, or just did (read-your-writes on this instance). */
-  forget(key: string): void
+  /**
+   * Runs `work`, a change this process makes to `key`: what it held of the key is dropped before and
+   * after, so its own next read sees the change (read-your-writes on this instance).
+   */
+  changing<T>(key: string, work: () => Promise<T>): Promise<T>
   /** The value held for `key`/`field` now, without I/O; undefined when none is (or tracking is off). */
   held(key: string, field: string): string | null | undefined
   /** What stands for the value of `key` held now (undefined: none), for `unchanged`. */
@@ -226,7 +229,14 @@ export function redisTracking(redis: RedisRunner, prefixes: readonly string[]): 
         },
       )
     },
-    forget: drop,
+    async changing<T>(key: string, work: () => Promise<T>) {
+      drop(key)
+      try {
+        return await work()
+      } finally {
+        drop(key)
+      }
+    },
     // A key's fields live in one Map from its first read until it is dropped: the Map is its version.
     held: (key: string, field: string) => (on() ? values.get(key)?.get(field) : undefined),
     version: (key: string) => (on() ? values.get(key) : undefined),
@@ -269,7 +279,7 @@ export function trackedRecords(tracked: TrackedReads, prefix: string, indexKey: 
       const text = tracked.read(key, '', (client) => client.get(key))
       return text && text.then((stored) => (stored ? parseJsonObject(stored) : undefined))
     },
-    forget: (sid: string) => tracked.forget(prefix + sid),
+    changing: <T>(sid: string, work: () => Promise<T>) => tracked.changing(prefix + sid, work),
     /** The stored record held in memory, and its version; undefined when none is held (no I/O). */
     held(sid: string): { stored: unknown; version: object } | undefined {
       const key = prefix + sid
