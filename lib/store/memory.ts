@@ -2,15 +2,24 @@ import { boundedCache } from '../util/cache'
 import { rateLimiterMemory, rateLimiterRes } from '../util/lazy'
 import { MAX_SESSIONS_PER_USER, type Limiter, type Revocations, type ServerState, type SessionIndex } from './types'
 
+/** How many entries the in-memory state keeps at most: users' revocation times and session lists. */
+export interface MemoryBounds {
+  readonly revocations: number
+  readonly users: number
+}
+
+/** 100 000 users each (docs/session-stores.md). */
+export const MEMORY_BOUNDS: MemoryBounds = Object.freeze({ revocations: 100_000, users: 100_000 })
+
 /**
  * The embedded default: everything in this process's memory, bounded. Nothing is shared between
  * instances (the service says so at start-up when it matters); `redis` shares it.
  */
-export function memoryState(maxLifetime: number): ServerState {
+export function memoryState(maxLifetime: number, bounds: MemoryBounds = MEMORY_BOUNDS): ServerState {
   return Object.freeze({
     shared: false,
-    revocations: memoryRevocations(maxLifetime),
-    sessionIndex: memorySessionIndex(maxLifetime),
+    revocations: memoryRevocations(maxLifetime, bounds.revocations),
+    sessionIndex: memorySessionIndex(maxLifetime, bounds.users),
     limiter: (name: string, points: number, duration: number) => memoryLimiter(name, points, duration),
   })
 }
@@ -32,10 +41,10 @@ export function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
   )
 }
 
-function memoryRevocations(maxLifetime: number): Revocations {
+function memoryRevocations(maxLifetime: number, bound: number): Revocations {
   // A revocation matters only while a session signed in before it can live: maxLifetime. At most
-  // 100 000 users' revocations are kept (docs/session-stores.md); Redis keeps every one.
-  const times = boundedCache<string, number>(100_000, maxLifetime * 1000)
+  // `bound` users' revocations are kept (docs/session-stores.md); Redis keeps every one.
+  const times = boundedCache<string, number>(bound, maxLifetime * 1000)
   const now = () => Math.floor(Date.now() / 1000)
   return Object.freeze({
     before: async (userId: string) => times.get(userId) ?? 0,
@@ -48,8 +57,8 @@ function memoryRevocations(maxLifetime: number): Revocations {
   })
 }
 
-function memorySessionIndex(maxLifetime: number): SessionIndex {
-  const users = boundedCache<string, Map<string, number>>(100_000, maxLifetime * 1000)
+function memorySessionIndex(maxLifetime: number, bound: number): SessionIndex {
+  const users = boundedCache<string, Map<string, number>>(bound, maxLifetime * 1000)
   return Object.freeze({
     async add(userId: string, sid: string, untilSeconds: number) {
       const sessions = users.get(userId) ?? new Map<string, number>()
