@@ -43,14 +43,21 @@ export function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
 
 function memoryRevocations(maxLifetime: number, bound: number): Revocations {
   // A revocation matters only while a session signed in before it can live: maxLifetime. At most
-  // `bound` users' revocations are kept (docs/session-stores.md); Redis keeps every one.
-  const times = boundedCache<string, number>(bound, maxLifetime * 1000)
+  // `bound` users' revocations are kept (docs/session-stores.md); Redis keeps every one. One pushed
+  // out to make room fails closed: the newest time ever dropped applies to every user, so a session
+  // signed in before it is refused whoever it belongs to (its user signs in again), and a stolen
+  // cookie never opens again because other users' revocations made the victim's go.
+  let dropped = 0
+  const times = boundedCache<string, number>(bound, maxLifetime * 1000, (time) => {
+    dropped = Math.max(dropped, time)
+  })
   const now = () => Math.floor(Date.now() / 1000)
+  const before = (userId: string) => Math.max(times.get(userId) ?? 0, dropped)
   return Object.freeze({
-    before: async (userId: string) => times.get(userId) ?? 0,
+    before: async (userId: string) => before(userId),
     /** What `before` answers, without a promise: the session hot path checks it on every cached reply. */
-    peek: (userId: string) => times.get(userId) ?? 0,
-    stamp: async (userId: string) => Math.max(now(), times.get(userId) ?? 0),
+    peek: before,
+    stamp: async (userId: string) => Math.max(now(), before(userId)),
     async revoke(userId: string) {
       times.set(userId, Math.max(now() + 1, times.get(userId) ?? 0))
     },
