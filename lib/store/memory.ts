@@ -1,44 +1,68 @@
 import { boundedCache } from '../util/cache'
-import { rateLimiterMemory, rateLimiterRes } from '../util/lazy'
 import { MAX_SESSIONS_PER_USER, type Limiter, type Revocations, type ServerState, type SessionIndex } from './types'
 
-/** How many entries the in-memory state keeps at most: users' revocation times and session lists. */
+/** How many entries the in-memory state keeps at most. */
 export interface MemoryBounds {
+  /** Users' revocation times. */
   readonly revocations: number
+  /** Users' lists of database sessions. */
   readonly users: number
+  /** Keys (client IPs, address hashes) of each rate limit. */
+  readonly limiterKeys: number
 }
 
-/** 100 000 users each (docs/session-stores.md). */
-export const MEMORY_BOUNDS: MemoryBounds = Object.freeze({ revocations: 100_000, users: 100_000 })
+/**
+ * 100 000 users each (docs/session-stores.md); 50 000 keys a limit, about 170 bytes each (8.5 MB at
+ * most a limit, measured), which a made-up `X-Forwarded-For` per request under `trust proxy: true`
+ * cannot push past.
+ */
+export const MEMORY_BOUNDS: MemoryBounds = Object.freeze({ revocations: 100_000, users: 100_000, limiterKeys: 50_000 })
 
 /**
  * The embedded default: everything in this process's memory, bounded. Nothing is shared between
  * instances (the service says so at start-up when it matters); `redis` shares it.
  */
-export function memoryState(maxLifetime: number, bounds: MemoryBounds = MEMORY_BOUNDS): ServerState {
+export function memoryState(maxLifetime: number, smaller: Partial<MemoryBounds> = {}): ServerState {
+  const bounds = { ...MEMORY_BOUNDS, ...smaller }
   return Object.freeze({
     shared: false,
     revocations: memoryRevocations(maxLifetime, bounds.revocations),
     sessionIndex: memorySessionIndex(maxLifetime, bounds.users),
-    limiter: (name: string, points: number, duration: number) => memoryLimiter(name, points, duration),
+    limiter: (_name: string, points: number, duration: number) => memoryLimiter(points, duration, bounds.limiterKeys),
   })
 }
 
-function memoryLimiter(keyPrefix: string, points: number, duration: number): Limiter {
-  const RateLimiterMemory = rateLimiterMemory()
-  const limiter = new RateLimiterMemory({ keyPrefix, points, duration })
-  return Object.freeze({ consume: (key: string) => consumeOne(limiter.consume(key)) })
+/** A window's count for one key: the window starts at the key's first request and lasts `duration`. */
+interface Window {
+  hits: number
+  readonly endsAt: number
 }
 
-/** A limiter's answer as the package uses it: null within the limit, else whole seconds to wait. */
-export function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
-  return consumed.then(
-    () => null,
-    (refused: unknown) => {
-      if (refused instanceof rateLimiterRes()) return Math.max(1, Math.ceil(refused.msBeforeNext / 1000))
-      throw refused
+/**
+ * `points` requests a key every fixed window of `duration` seconds, as rate-limiter-flexible counts
+ * them in Redis, for at most `bound` keys (the least recently counted go first). Pushing a key out
+ * only ever gives its client a fresh window early, never takes one away: to reset a counter of its
+ * own, a client must make `bound` requests under other keys within that window, each of them held
+ * by this and every other limit (docs/security.md#rate-limits).
+ */
+export function memoryLimiter(points: number, duration: number, bound: number): Limiter & { readonly size: number } {
+  const windows = boundedCache<string, Window>(bound)
+  return {
+    async consume(key: string) {
+      const now = Date.now()
+      const window = windows.get(key)
+      if (window === undefined || window.endsAt <= now) {
+        windows.set(key, { hits: 1, endsAt: now + duration * 1000 })
+        return null
+      }
+      if (window.hits >= points) return Math.max(1, Math.ceil((window.endsAt - now) / 1000))
+      window.hits++
+      return null
     },
-  )
+    get size() {
+      return windows.size
+    },
+  }
 }
 
 function memoryRevocations(maxLifetime: number, bound: number): Revocations {
