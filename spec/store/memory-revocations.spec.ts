@@ -33,7 +33,7 @@ function cookieSessions(revocations: SessionRevocations) {
 
 describe('revocation times in memory, past their bound', () => {
   it("keeps refusing a victim's stolen cookie when other users' revocations push the victim's out", async () => {
-    const { revocations } = memoryState(TIMING.maxLifetime, { revocations: BOUND, users: BOUND })
+    const { revocations } = memoryState(TIMING.maxLifetime, { revocations: BOUND })
     const { sessions, signIn } = cookieSessions(revocations)
     const stolen = await signIn('victim')
     const bystander = await signIn('bystander')
@@ -53,7 +53,7 @@ describe('revocation times in memory, past their bound', () => {
   })
 
   it('accepts sessions signed in after the flood, for the victim and everyone else', async () => {
-    const { revocations } = memoryState(TIMING.maxLifetime, { revocations: BOUND, users: BOUND })
+    const { revocations } = memoryState(TIMING.maxLifetime, { revocations: BOUND })
     const { sessions, signIn } = cookieSessions(revocations)
     await sessions.revokeAll('victim')
     for (let i = 0; i < 2 * BOUND; i++) await sessions.revokeAll(`flood-${i}`)
@@ -64,7 +64,7 @@ describe('revocation times in memory, past their bound', () => {
   })
 
   it('refuses nobody else while every revocation fits', async () => {
-    const { revocations } = memoryState(TIMING.maxLifetime, { revocations: BOUND, users: BOUND })
+    const { revocations } = memoryState(TIMING.maxLifetime, { revocations: BOUND })
     const { sessions, signIn } = cookieSessions(revocations)
     const bystander = await signIn('bystander')
     for (let i = 0; i < BOUND; i++) await sessions.revokeAll(`user-${i}`)
