@@ -122,7 +122,6 @@ async function dispatch(
       if (route.csrf === EXEMPT) throw new AuthError('MissingCSRF', 'a POST from another site was refused')
       return await (route.csrf ?? invalidCsrf.badRequest)(ctx)
     }
-    if (route.limited && counted(ctx, method)) await countRequest(ctx)
     if (
       method === 'POST' &&
       route.csrf !== EXEMPT &&
@@ -133,6 +132,10 @@ async function dispatch(
       })
       return await (route.csrf ?? invalidCsrf.badRequest)(ctx)
     }
+    // After the origin check and the token (a MAC, no I/O): a refused request calls nobody and is
+    // not counted, so it neither uses up a client's allowance nor leaves a counter behind. A route
+    // exempt from the token (the callbacks, the e-mail link's own token) is counted before its handler.
+    if (route.limited && counted(ctx, method)) await countRequest(ctx)
     await handler(ctx)
   } catch (error) {
     // The client asked for `{"url"}` (the NextAuth client's signIn and signOut): it gets the error

@@ -1,7 +1,6 @@
 import { boundedCache } from '../util/cache'
 import { digest } from '../crypto/mac'
-import { rateLimiterRedis } from '../util/lazy'
-import { consumeOne } from './memory'
+import { rateLimiterRedis, rateLimiterRes } from '../util/lazy'
 import type { RedisRunner } from './redis'
 import type { TrackedReads } from './redis-tracking'
 import { MAX_SESSIONS_PER_USER, type Limiter, type Revocations, type ServerState, type SessionIndex } from './types'
@@ -34,6 +33,17 @@ function redisLimiter(redis: RedisRunner, name: string, points: number, duration
     duration,
   })
   return Object.freeze({ consume: (key: string) => redis.run(() => consumeOne(limiter.consume(key))) })
+}
+
+/** A limiter's answer as the package uses it: null within the limit, else whole seconds to wait. */
+function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
+  return consumed.then(
+    () => null,
+    (refused: unknown) => {
+      if (refused instanceof rateLimiterRes()) return Math.max(1, Math.ceil(refused.msBeforeNext / 1000))
+      throw refused
+    },
+  )
 }
 
 /**

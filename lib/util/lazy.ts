@@ -20,9 +20,8 @@ export const connectRedis = (): typeof ConnectRedis => load('connect-redis') as 
 /**
  * rate-limiter-flexible's classes, each from its own file: the package's index loads every backend
  * it supports (MongoDB, MySQL, Postgres, DynamoDB …). The files are the ones its index exports.
+ * Only the Redis backend is used: the limits in memory are bounded counters of lib/store/memory.ts.
  */
-export const rateLimiterMemory = (): typeof Flexible.RateLimiterMemory =>
-  load('rate-limiter-flexible/lib/RateLimiterMemory') as typeof Flexible.RateLimiterMemory
 export const rateLimiterRedis = (): typeof Flexible.RateLimiterRedis =>
   load('rate-limiter-flexible/lib/RateLimiterRedis') as typeof Flexible.RateLimiterRedis
 export const rateLimiterRes = (): typeof Flexible.RateLimiterRes =>

@@ -189,6 +189,30 @@ describe('cookie sessions with Redis: sign-out everywhere', () => {
     expect(await new Browser(one, fast.jar).session()).toEqual({})
   })
 
+  it('refuses a revoked cookie on another instance within revocationDelay of its last look, never later', async () => {
+    const delayMs = 1000
+    const [one, two] = await twoInstances({ session: { revocationDelay: delayMs / 1000 } })
+    const address = newAddress()
+    const [first, second] = [await signedIn(one, address), await signedIn(one, address)]
+    const secondOnTwo = new Browser(two, second.jar)
+    // The other instance serves the session, and keeps the user's revocation time (none) from now.
+    expect(await secondOnTwo.session()).toHaveProperty('user')
+    const lookedAt = performance.now()
+    await first.signOut({ everywhere: 'true' })
+
+    const servedAt: number[] = []
+    let refusedAt: number | undefined
+    while (refusedAt === undefined && performance.now() - lookedAt < 3 * delayMs) {
+      const askedAt = performance.now()
+      if ('user' in (await secondOnTwo.session())) servedAt.push(askedAt - lookedAt)
+      else refusedAt = askedAt - lookedAt
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(refusedAt).toBeDefined()
+    // No answer asked for after the delay served the revoked session (5 ms: the cache's clock tick).
+    expect(servedAt.filter((at) => at > delayMs + 5)).toEqual([])
+  })
+
   it('lets another instance see a revocation only after the revocation delay (it caches the user)', async () => {
     const [one, two] = await twoInstances({})
     const address = newAddress()

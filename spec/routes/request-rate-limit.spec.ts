@@ -72,6 +72,25 @@ describe('requestRateLimit', () => {
     expect((await signIn(app, ip)).status).toBe(429)
   })
 
+  it('does not count a POST the CSRF check refused: it sent no mail and called no provider', async () => {
+    const { app } = limitedApp(2)
+    const ip = '203.0.113.5'
+    const { cookie } = await csrfPair(app)
+    for (let i = 0; i < 5; i++) {
+      const refused = await request(app)
+        .post('/api/auth/signin/acme')
+        .set('Cookie', cookie)
+        .set('X-Forwarded-For', ip)
+        .type('form')
+        .send({ csrfToken: 'not-the-token' })
+      // Sent back to the sign-in page, as a bad token always is: not a 429.
+      expect(refused.status).toBe(302)
+      expect(refused.headers.location).toMatch(/\/api\/auth\/signin\b/)
+    }
+    for (let i = 0; i < 2; i++) expect((await signIn(app, ip)).status).toBe(302)
+    expect((await signIn(app, ip)).status).toBe(429)
+  })
+
   it('counts made-up forwarded addresses under one key, so they earn no fresh allowance', async () => {
     const { app } = limitedApp(2)
     expect((await signIn(app, 'not-an-ip')).status).toBe(302)
