@@ -94,8 +94,9 @@ export async function ipWithinLimit(runtime: EmailRuntime, ip: string | undefine
 }
 
 /**
- * Whether another link may go to this address; counts it. The address counts case-insensitively:
- * `Victim@` and `victim@` are one mailbox almost everywhere, and one mailbox has one allowance.
+ * Whether another link may go to this address; counts it. The identifier counts case-insensitively
+ * even when the app's `normalizeIdentifier` keeps case: `Victim@` and `victim@` are one mailbox
+ * almost everywhere, and a rule of the app's must not multiply one mailbox's allowance.
  */
 export async function addressWithinLimit(runtime: EmailRuntime, identifier: string): Promise<boolean> {
   const key = addressHash(runtime, identifier.toLowerCase())

@@ -1,6 +1,6 @@
 import type { Context } from '../context'
 import { randomToken } from '../crypto/random'
-import { normalizeAddress } from '../providers/email-address'
+import { emailIdentifier } from '../providers/email-address'
 import {
   addressHash,
   addressWithinLimit,
@@ -9,7 +9,6 @@ import {
   type EmailRuntime,
 } from '../providers/email-runtime'
 import { sendSignInMail } from '../providers/email-send'
-import type { EmailProvider } from '../providers/types'
 import { safeCallbackUrl } from '../urls/callback-url'
 import { providerUrls } from '../urls/provider-urls'
 import { askSignIn } from './decide'
@@ -26,7 +25,7 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
   const { provider } = runtime
   const failed = () => ctx.redirect(ctx.serviceUrl('/error', { error: 'EmailSignin' }))
   const sent = () => ctx.redirect(ctx.serviceUrl('/verify-request', { provider: provider.id, type: 'email' }))
-  const identifier = identify(provider, ctx.param('email'))
+  const identifier = emailIdentifier(ctx.param('email'), provider.normalizeIdentifier)
   if (identifier === null) {
     svc.log('info', 'email.refused', 'a sign-in link was refused: the address is not one plain mailbox')
     return failed()
@@ -95,16 +94,5 @@ function sendFailure(error: unknown): string {
     return error instanceof Error && error.message.includes('no answer within') ? 'no answer in time' : 'failed'
   } catch {
     return 'failed'
-  }
-}
-
-/** The package's rules, then the app's own (whose answer must pass the package's rules again). */
-function identify(provider: EmailProvider, raw: string | null): string | null {
-  const address = normalizeAddress(raw)
-  if (address === null || !provider.normalizeIdentifier) return address
-  try {
-    return normalizeAddress(provider.normalizeIdentifier(address))
-  } catch {
-    return null
   }
 }
