@@ -5,6 +5,7 @@ import type { Log } from '../logger'
 import type { RedisRunner } from '../store/redis'
 import { redisVerificationStore } from '../store/redis-verification'
 import type { Limiter, ServerState } from '../store/types'
+import { sendTimes, type SendTimes } from './email-timing'
 import { memoryVerificationStore, type VerificationRecord, type VerificationStore } from './verification-store'
 import type { EmailProvider, ProviderInfo } from './types'
 
@@ -19,6 +20,8 @@ export interface EmailRuntime {
     readonly addressPerHour: Limiter
     readonly ipPerHour: Limiter
   }
+  /** How long accepted sends take: a refused recipient's answer takes as long. */
+  readonly sendTimes: SendTimes
 }
 
 /**
@@ -52,6 +55,7 @@ export function createEmailRuntime(
       addressPerHour: state.limiter('email-address-hour', rateLimits.addressPerHour, 3600),
       ipPerHour: state.limiter('email-ip-hour', rateLimits.ipPerHour, 3600),
     }),
+    sendTimes: sendTimes(provider.sendTimeout),
   })
 }
 
