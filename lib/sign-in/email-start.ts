@@ -9,6 +9,7 @@ import {
   type EmailRuntime,
 } from '../providers/email-runtime'
 import { sendSignInMail } from '../providers/email-send'
+import { until } from '../providers/email-timing'
 import { safeCallbackUrl } from '../urls/callback-url'
 import { providerUrls } from '../urls/provider-urls'
 import { askSignIn } from './decide'
@@ -33,7 +34,7 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
   }
   const hash = addressHash(runtime, identifier)
   // Counted before the app's signIn callback is asked, so that its answers cannot be probed at will.
-  if (!(await ipWithinLimit(runtime, ctx.req.ip))) return limited(ctx, hash, 'ip', sent)
+  if (!(await ipWithinLimit(runtime, ctx.req.ip))) return limited(ctx, runtime, hash, 'ip', sent)
   const user = { id: identifier, email: identifier }
   const account = { provider: provider.id, type: 'email' as const, providerAccountId: identifier }
   const decision = await askSignIn(ctx, { user, account, email: { verificationRequest: true } })
@@ -41,7 +42,7 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
   if (decision.kind === 'redirect')
     return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 
-  if (!(await addressWithinLimit(runtime, identifier))) return limited(ctx, hash, 'address', sent)
+  if (!(await addressWithinLimit(runtime, identifier))) return limited(ctx, runtime, hash, 'address', sent)
   return (await mailLink(ctx, runtime, identifier, hash)) ? sent() : failed()
 }
 
@@ -78,8 +79,18 @@ async function mailLink(ctx: Context, runtime: EmailRuntime, identifier: string,
   return true
 }
 
-/** Over a limit the answer is the one a sent mail gets: nobody learns anything about the address. */
-function limited(ctx: Context, hash: string, limit: 'ip' | 'address', sent: () => void): void {
+/**
+ * Over a limit the answer is the one a sent mail gets, no sooner (an answer at once would tell that
+ * the address was just asked for): nobody learns anything about the address.
+ */
+async function limited(
+  ctx: Context,
+  runtime: EmailRuntime,
+  hash: string,
+  limit: 'ip' | 'address',
+  sent: () => void,
+): Promise<void> {
+  await until(performance.now(), runtime.sendTimes.draw())
   ctx.svc.log('warn', 'email.rate_limited', `no sign-in link was sent: over the ${limit} limit`, {
     addressHash: hash,
     limit,

@@ -126,6 +126,21 @@ describe('a recipient the mail server refuses', () => {
     expect(entriesOf(service.logs, 'email.refused')).toHaveLength(3)
   })
 
+  it('over the address limit, the answer waits as long too (it would tell that the address was just asked for)', async () => {
+    const service = await startEmailService({}, {}, { dataDelay: 300 })
+    const browser = new Browser(service)
+    const address = newAddress()
+    const csrfToken = await browser.csrfToken()
+    expect(outcome(await requestLink(service, browser, address, { csrfToken }))).toEqual(
+      outcome(await requestLink(service, browser, newAddress(), { csrfToken })),
+    )
+    const started = performance.now()
+    const again = await requestLink(service, browser, address, { csrfToken })
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300)
+    expect(outcome(again)).toEqual({ status: 302, location: verifyRequestUrl(service), session: false })
+    expect(entriesOf(service.logs, 'email.rate_limited')).toHaveLength(1)
+  })
+
   it('first thing after start, before any accepted send, still waits (the cold-start time, within sendTimeout)', async () => {
     const service = await startEmailService({ sendTimeout: 400 }, {}, UNKNOWN)
     const browser = new Browser(service)
