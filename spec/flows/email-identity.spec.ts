@@ -117,6 +117,23 @@ describe.each(modes)('one mailbox is one user (%s sessions)', (_mode, auth) => {
   })
 })
 
+describe('the per-address limit', () => {
+  it('counts one mailbox whatever the case, even when normalizeIdentifier keeps case', async () => {
+    const { service } = await start({ normalizeIdentifier: (address) => address, rateLimits: {} }, {})
+    const local = localPart(newAddress())
+    const browser = new Browser(service)
+    for (const written of [`${local}@example.com`, `${local.toUpperCase()}@example.com`]) {
+      expect(outcome(await requestLink(service, browser, written))).toEqual({
+        status: 302,
+        location: verifyRequestUrl(service),
+        session: false,
+      })
+    }
+    expect((await service.smtp.messagesAfter(200)).map((mail) => mail.envelope.to)).toEqual([[`${local}@example.com`]])
+    expect(service.logs.filter((entry) => entry.event === 'email.rate_limited')).toHaveLength(1)
+  })
+})
+
 describe('a normalizeIdentifier answering something else than one plain mailbox', () => {
   const garbage: Array<[string, (address: string) => unknown]> = [
     ['a number', () => 42],
