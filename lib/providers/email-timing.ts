@@ -36,8 +36,13 @@ export function sendTimes(deadline: number): SendTimes {
   }
 }
 
-/** Resolves once `ms` have passed since `since` (a `performance.now()` time); at once when they have. */
-export function until(since: number, ms: number): Promise<void> {
-  const left = since + ms - performance.now()
-  return left > 0 ? new Promise((resolve) => setTimeout(resolve, Math.ceil(left))) : Promise.resolve()
+/**
+ * Resolves once `ms` have passed since `since` (a `performance.now()` time); at once when they have.
+ * Checked again on waking: a timer counts from the event loop's cached time, which a busy loop
+ * leaves behind, so it can fire early.
+ */
+export async function until(since: number, ms: number): Promise<void> {
+  for (let left = since + ms - performance.now(); left > 0; left = since + ms - performance.now()) {
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)))
+  }
 }
