@@ -29,6 +29,38 @@ export function normalizeAddress(raw: unknown): string | null {
   return address.length <= MAX_ADDRESS_LENGTH ? address : null
 }
 
+/**
+ * Who signs in: the address in the form above, then the app's `normalizeIdentifier`, or by
+ * default the whole address in lower case (one mailbox is one user, as in NextAuth: `Carol@` and
+ * `carol@` reach one mailbox almost everywhere, so they are one user id, one session set to revoke,
+ * one recipient). The app's rule is code of the app's, but its answer is untrusted: anything but a
+ * string that is still one plain mailbox (a throw included) gives null, as an invalid address does.
+ */
+export function emailIdentifier(raw: unknown, rule: ((address: string) => unknown) | undefined): string | null {
+  const address = normalizeAddress(raw)
+  if (address === null) return null
+  if (!rule) return address.toLowerCase()
+  let answer: unknown
+  try {
+    answer = rule(address)
+  } catch {
+    return null
+  }
+  if (typeof answer === 'string') return normalizeAddress(answer)
+  ignoreRejection(answer)
+  return null
+}
+
+/** An async rule's promise is refused, never awaited: its rejection must not go unhandled (that ends the process). */
+function ignoreRejection(answer: unknown): void {
+  if (answer === null || (typeof answer !== 'object' && typeof answer !== 'function')) return
+  try {
+    Promise.resolve(answer).catch(() => undefined)
+  } catch {
+    // A promise whose `constructor` throws: there is nothing left to handle.
+  }
+}
+
 /** The domain in lower-case ASCII (IDNA), with at least one dot; null when it is not a host name. */
 function toDomain(text: string): string | null {
   if (text === '' || text.length > 253) return null

@@ -5,6 +5,7 @@ import type { Log } from '../logger'
 import type { RedisRunner } from '../store/redis'
 import { redisVerificationStore } from '../store/redis-verification'
 import type { Limiter, ServerState } from '../store/types'
+import { sendTimes, type SendTimes } from './email-timing'
 import { memoryVerificationStore, type VerificationRecord, type VerificationStore } from './verification-store'
 import type { EmailProvider, ProviderInfo } from './types'
 
@@ -19,6 +20,8 @@ export interface EmailRuntime {
     readonly addressPerHour: Limiter
     readonly ipPerHour: Limiter
   }
+  /** How long accepted sends take: a refused recipient's answer takes as long. */
+  readonly sendTimes: SendTimes
 }
 
 /**
@@ -52,6 +55,7 @@ export function createEmailRuntime(
       addressPerHour: state.limiter('email-address-hour', rateLimits.addressPerHour, 3600),
       ipPerHour: state.limiter('email-ip-hour', rateLimits.ipPerHour, 3600),
     }),
+    sendTimes: sendTimes(provider.sendTimeout),
   })
 }
 
@@ -94,8 +98,9 @@ export async function ipWithinLimit(runtime: EmailRuntime, ip: string | undefine
 }
 
 /**
- * Whether another link may go to this address; counts it. The address counts case-insensitively:
- * `Victim@` and `victim@` are one mailbox almost everywhere, and one mailbox has one allowance.
+ * Whether another link may go to this address; counts it. The identifier counts case-insensitively
+ * even when the app's `normalizeIdentifier` keeps case: `Victim@` and `victim@` are one mailbox
+ * almost everywhere, and a rule of the app's must not multiply one mailbox's allowance.
  */
 export async function addressWithinLimit(runtime: EmailRuntime, identifier: string): Promise<boolean> {
   const key = addressHash(runtime, identifier.toLowerCase())

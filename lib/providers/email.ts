@@ -22,7 +22,11 @@ export interface EmailOptions {
   rateLimits?: { addressPerMinute?: number; addressPerHour?: number; ipPerHour?: number }
   /** Sends the mail yourself (the link is in `url`). */
   sendVerificationRequest?: (request: VerificationRequest) => void | Promise<void>
-  /** Your own rule on top of the package's (say, lower-casing the local part); the result is checked again. */
+  /**
+   * Who an address is: by default the whole address in lower case (one mailbox, one user). Give your
+   * own rule only for a mail server that tells `Carol@` from `carol@`; it gets the address in the
+   * package's form, and an answer that is not one plain mailbox refuses the sign-in.
+   */
   normalizeIdentifier?: (address: string) => string
   /** Where links wait to be used (put, take once atomically, remove). Default: this process's memory. */
   store?: VerificationStore

@@ -18,6 +18,7 @@ import {
   startEmailService,
   stopAll,
   useLink,
+  verifyRequestUrl,
   withParams,
   type EmailOptions,
 } from './email-harness'
@@ -50,13 +51,17 @@ function expectNoEntryHolding(logs: LogEntry[], values: string[]): void {
 }
 
 describe('the log of a sign-in link', () => {
-  it('names the address by one keyed hash: for its failed send, its sent mail and its rate limit alike', async () => {
+  it('names the address by one keyed hash: for its refused recipient, its sent mail and its rate limit alike', async () => {
     let refusing = true
     const service = await startEmailService({ rateLimits: { addressPerMinute: 2 } }, {}, { refuse: () => refusing })
     const browser = new Browser(service)
     const address = newAddress()
 
-    expect(outcome(await requestLink(service, browser, address))).toEqual(refused(service, 'EmailSignin'))
+    expect(outcome(await requestLink(service, browser, address))).toEqual({
+      status: 302,
+      location: verifyRequestUrl(service),
+      session: false,
+    })
     refusing = false
     await mailedLink(service, browser, address)
     await requestLink(service, browser, address) // over addressPerMinute
@@ -71,10 +76,12 @@ describe('the log of a sign-in link', () => {
     expect(otherHash).not.toBe(hash)
     expect(entries).toEqual([
       {
-        level: 'error',
-        event: 'email.send_failed',
-        message: expect.stringMatching(/^the sign-in mail could not be sent \(.+\)$/),
+        level: 'warn',
+        event: 'email.refused',
+        message:
+          'no sign-in link was sent: the mail server refused the recipient (EENVELOPE 550); answered as for a sent mail',
         addressHash: hash,
+        responseCode: 550,
       },
       { level: 'info', event: 'email.sent', message: expect.stringMatching(/link was sent/), addressHash: hash },
       {
@@ -154,11 +161,11 @@ describe('the email.send_failed entry says why, from the code and reply code alo
     return /^the sign-in mail could not be sent \((.*)\)$/.exec(entry!.message)?.[1]
   }
 
-  it("the mail server refusing the recipient (550): nodemailer's code and the reply code", async () => {
-    const service = await startEmailService({}, {}, { refuse: () => true })
+  it("the mail server closing down at RCPT TO (421): nodemailer's code and the reply code", async () => {
+    const service = await startEmailService({}, {}, { refuse: () => true, refuseCode: 421 })
     const address = newAddress()
     expect(outcome(await requestLink(service, new Browser(service), address))).toEqual(refused(service, 'EmailSignin'))
-    expect(reason(service.logs)).toBe('EENVELOPE 550')
+    expect(reason(service.logs)).toBe('ECONNECTION 421')
     expectNoEntryHolding(service.logs, [address, localPart(address)])
   })
 

@@ -1,4 +1,4 @@
-import { normalizeAddress } from '../../lib/providers/email-address'
+import { emailIdentifier, normalizeAddress } from '../../lib/providers/email-address'
 
 /** One mailbox, and only one: what the address rules let through, and what they refuse. */
 describe('e-mail addresses', () => {
@@ -45,5 +45,48 @@ describe('e-mail addresses', () => {
     ['a huge string', `${'a'.repeat(5000)}@example.com`],
   ])('refuses %s', (_label, raw) => {
     expect(normalizeAddress(raw)).toBeNull()
+  })
+})
+
+/** Who signs in: one mailbox is one user, unless the app's rule says otherwise (and answers one mailbox). */
+describe('the identifier of an e-mail sign-in', () => {
+  it.each([
+    ['Carol@Example.COM', 'carol@example.com'],
+    ['CAROL@EXAMPLE.COM', 'carol@example.com'],
+    ["  Carol.O'Brien+Tag@example.com ", "carol.o'brien+tag@example.com"],
+    ['ＣＡＲＯＬ@example.com', 'carol@example.com'],
+  ])('is the address in lower case by default: %j is %j', (raw, identifier) => {
+    expect(emailIdentifier(raw, undefined)).toBe(identifier)
+  })
+
+  it("is the app's rule's answer, in the package's form, when it is one plain mailbox", () => {
+    expect(emailIdentifier('Carol@Example.com', (address) => address)).toBe('Carol@example.com')
+    expect(emailIdentifier('carol+news@example.com', (address) => address.replace('+news', ''))).toBe(
+      'carol@example.com',
+    )
+    expect(emailIdentifier('carol@example.com', () => ' Carol@EXAMPLE.com ')).toBe('Carol@example.com')
+  })
+
+  it('is null for an address that is not one plain mailbox, without asking the rule', () => {
+    const rule = jest.fn((address: string) => address)
+    expect(emailIdentifier('a@example.com,b@evil.example', rule)).toBeNull()
+    expect(emailIdentifier(undefined, rule)).toBeNull()
+    expect(rule).not.toHaveBeenCalled()
+  })
+
+  it.each<[string, () => unknown]>([
+    ['a number', () => 42],
+    ['null', () => null],
+    ['two addresses', () => 'a@example.com,b@evil.example'],
+    ['a String object', () => new String('a@example.com')],
+    ['a promise', () => Promise.resolve('a@example.com')],
+    [
+      'a throw',
+      () => {
+        throw new Error('no')
+      },
+    ],
+  ])('is null when the rule answers %s', (_label, rule) => {
+    expect(emailIdentifier('carol@example.com', rule)).toBeNull()
   })
 })

@@ -46,6 +46,11 @@ describe('email()', () => {
       { from: 'a@example.com', rateLimits: { addressPerHour: 0 }, ...SEND },
       /rateLimits\.addressPerHour/,
     ],
+    [
+      'a normalizeIdentifier that is not a function',
+      { from: 'a@example.com', normalizeIdentifier: 'lowercase', ...SEND },
+      /`providers\["email"\]\.normalizeIdentifier` must be a function/,
+    ],
     ['a maxAge in words', { from: 'a@example.com', maxAge: '10m', ...SEND }, /`providers\["email"\]\.maxAge`/],
     [
       'an unknown option',

@@ -46,6 +46,33 @@ describe('startSmtp', () => {
       await smtp.close()
     }
   })
+
+  it('refuses with another code when told, and nodemailer reports the refused recipient', async () => {
+    const smtp = await startSmtp({ refuse: () => true, refuseCode: 450 })
+    try {
+      const sending = createTransport(smtp.url).sendMail({ from: 'a@example.com', to: 'gone@example.com', text: 'x' })
+      await expect(sending).rejects.toMatchObject({
+        code: 'EENVELOPE',
+        command: 'RCPT TO',
+        responseCode: 450,
+        rejected: ['gone@example.com'],
+      })
+    } finally {
+      await smtp.close()
+    }
+  })
+
+  it('takes dataDelay milliseconds to accept a message: the send resolves no earlier', async () => {
+    const smtp = await startSmtp({ dataDelay: 200 })
+    try {
+      const started = performance.now()
+      await createTransport(smtp.url).sendMail({ from: 'a@example.com', to: 'b@example.com', text: 'x' })
+      expect(performance.now() - started).toBeGreaterThanOrEqual(200)
+      expect(smtp.messages()).toHaveLength(1)
+    } finally {
+      await smtp.close()
+    }
+  })
 })
 
 describe('the servers that fail', () => {

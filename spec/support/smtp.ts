@@ -7,7 +7,8 @@ import { freePort } from './process'
 /**
  * Mail servers on loopback for the e-mail sign-in specs: the service sends through nodemailer over
  * real SMTP to them. `startSmtp` is a mail server (smtp-server) that keeps every message it accepts,
- * parsed (mailparser); it can refuse recipients with 550. `startSilentSmtp` accepts connections
+ * parsed (mailparser); it can refuse recipients (550, or another code) and take its time over each
+ * message it accepts. `startSilentSmtp` accepts connections
  * and never says a word (not even the greeting). `deadSmtpUrl` is a port where nothing listens.
  */
 
@@ -52,6 +53,13 @@ export interface SmtpServer {
 export interface SmtpOptions {
   /** Recipients to refuse at RCPT TO with `550 <address>: Recipient address rejected`. */
   refuse?: (address: string) => boolean
+  /** The reply code of those refusals (default 550; 450 as a server with soft bounces, 421 as one closing down). */
+  refuseCode?: number
+  /**
+   * Milliseconds the server takes to accept a message once it has it (a content scanner's time): the
+   * 250 after DATA comes that much later, so an accepted send takes longer than a refused recipient.
+   */
+  dataDelay?: number
 }
 
 export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpServer> {
@@ -71,14 +79,15 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpServer> 
       if (!options.refuse?.(address.address)) return callback()
       // As Postfix words it: the reply names the address (a log that keeps it would leak it).
       const refusal = new Error(`<${address.address}>: Recipient address rejected: mailbox unavailable`)
-      callback(Object.assign(refusal, { responseCode: 550 }))
+      callback(Object.assign(refusal, { responseCode: options.refuseCode ?? 550 }))
     },
     onData(stream, session, callback) {
       // The message is parsed and kept before the server answers 250: once the client's sendMail
       // resolves, the message is in `messages()`.
       read(stream)
         .then((raw) => parse(raw, session))
-        .then((mail) => {
+        .then(async (mail) => {
+          if (options.dataDelay) await new Promise((resolve) => setTimeout(resolve, options.dataDelay))
           received.push(mail)
           waiting.splice(0).forEach((wake) => wake())
           callback()

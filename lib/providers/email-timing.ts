@@ -1,0 +1,48 @@
+import { randomBuffer } from '../crypto/random'
+
+/**
+ * How long an accepted send takes, so that a refused recipient's answer takes as long. A mail
+ * server that refuses unknown recipients does so at RCPT TO, before the message is even sent, so
+ * the refusal comes back sooner than an accepted send (DATA, the message, the server's scanning):
+ * answered at once, its time would tell which addresses exist. So the answer to a refusal waits
+ * until as long has passed, since its send started, as one of the last accepted sends took, drawn
+ * at random: its time is then spread like theirs. Never longer than the send deadline (no
+ * accepted send takes longer). Before the first accepted send, it waits a second (the usual time
+ * of a send with TLS over the network), or the whole deadline when that is shorter.
+ */
+export interface SendTimes {
+  /** Keeps the time, in milliseconds, an accepted send took. */
+  accepted(ms: number): void
+  /** Milliseconds a refused send should seem to have taken. */
+  draw(): number
+}
+
+const KEPT = 32
+const COLD_START_MS = 1000
+
+export function sendTimes(deadline: number): SendTimes {
+  // The last KEPT accepted sends of this provider in this process, oldest overwritten first.
+  const kept: number[] = []
+  let next = 0
+  return {
+    accepted(ms) {
+      kept[next] = Math.min(Math.max(ms, 0), deadline)
+      next = (next + 1) % KEPT
+    },
+    draw() {
+      if (kept.length === 0) return Math.min(COLD_START_MS, deadline)
+      return kept[randomBuffer(4).readUInt32BE(0) % kept.length]!
+    },
+  }
+}
+
+/**
+ * Resolves once `ms` have passed since `since` (a `performance.now()` time); at once when they have.
+ * Checked again on waking: a timer counts from the event loop's cached time, which a busy loop
+ * leaves behind, so it can fire early.
+ */
+export async function until(since: number, ms: number): Promise<void> {
+  for (let left = since + ms - performance.now(); left > 0; left = since + ms - performance.now()) {
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)))
+  }
+}
