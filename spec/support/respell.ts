@@ -20,6 +20,11 @@ export function respellings(text: string): string[] {
   return twins
 }
 
+/** True when `text` is non-empty canonical base64url: what decoding and encoding again gives back. */
+export function isRespellable(text: string): boolean {
+  return text !== '' && Buffer.from(text, 'base64url').toString('base64url') === text
+}
+
 /** One other spelling of canonical `text`, picked by `pick` (any integer). */
 export function respelling(text: string, pick: number): string {
   const twins = respellings(text)
