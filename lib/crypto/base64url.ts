@@ -17,7 +17,7 @@ const SPARE_BITS = [0, -1, 0b1111, 0b11] as const
 export function isCanonicalBase64url(text: string): boolean {
   const spare = SPARE_BITS[text.length % 4]!
   if (spare === -1 || !CHARACTERS.test(text)) return false
-  return spare === 0 || (ALPHABET.indexOf(text.charAt(text.length - 1)) & spare) === 0
+  return (ALPHABET.indexOf(text.charAt(text.length - 1)) & spare) === 0
 }
 
 /** The bytes canonical base64url text spells, or null for any other text (never throws). */
