@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto'
 import { parseJsonObject } from '../util/json'
+import { decodeBase64url } from './base64url'
 import { randomBuffer } from './random'
 import type { KeyRing } from './keys'
 
@@ -9,7 +10,6 @@ import type { KeyRing } from './keys'
  * measurable there. Tokens are interchangeable with the `jose` library (see spec/crypto).
  */
 const HEADER = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM' })).toString('base64url')
-const B64URL = /^[\w-]*$/
 /** Longer than any session we would write (chunks are joined before opening). */
 const MAX_TOKEN_LENGTH = 64 * 1024
 
@@ -24,19 +24,19 @@ export function seal(key: Buffer, payload: object): string {
 
 /**
  * The payload object, or null for anything that does not open: wrong shape, wrong header, wrong
- * key, tampered bytes. Every failure looks the same to the caller.
+ * key, tampered bytes, or parts in any spelling but canonical base64url (so that one session has
+ * one cookie string). Every failure looks the same to the caller.
  */
 export function open(ring: KeyRing, token: unknown): Record<string, unknown> | null {
   if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return null
   const parts = token.split('.')
   if (parts.length !== 5) return null
   const [header, encryptedKey, iv, ciphertext, tag] = parts as [string, string, string, string, string]
-  if (encryptedKey !== '' || !parts.every((part) => B64URL.test(part))) return null
-  if (header !== HEADER && !isDirA256Gcm(header)) return null
-  const ivBytes = Buffer.from(iv, 'base64url')
-  const tagBytes = Buffer.from(tag, 'base64url')
-  if (ivBytes.length !== 12 || tagBytes.length !== 16) return null
-  const cipherBytes = Buffer.from(ciphertext, 'base64url')
+  if (encryptedKey !== '' || (header !== HEADER && !isDirA256Gcm(header))) return null
+  const ivBytes = decodeBase64url(iv)
+  const tagBytes = decodeBase64url(tag)
+  const cipherBytes = decodeBase64url(ciphertext)
+  if (ivBytes?.length !== 12 || tagBytes?.length !== 16 || cipherBytes === null) return null
   const aad = Buffer.from(header, 'ascii')
   for (const key of ring.all) {
     const plaintext = decrypt(key, ivBytes, cipherBytes, tagBytes, aad)
@@ -58,7 +58,8 @@ function decrypt(key: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer, aad: 
 
 /** A header written by another JWE library: the same algorithms, nothing we do not understand. */
 function isDirA256Gcm(header: string): boolean {
-  const parsed = parseJsonObject(Buffer.from(header, 'base64url').toString('utf8'))
+  const bytes = decodeBase64url(header)
+  const parsed = bytes && parseJsonObject(bytes.toString('utf8'))
   if (!parsed || parsed.alg !== 'dir' || parsed.enc !== 'A256GCM') return false
   return Object.keys(parsed).every(
     (name) => name === 'alg' || name === 'enc' || name === 'typ' || name === 'cty' || name === 'kid',

@@ -1,5 +1,6 @@
 import { createPublicKey, verify, webcrypto, type KeyObject } from 'node:crypto'
 import { parseJsonObject } from '../util/json'
+import { decodeBase64url } from './base64url'
 
 /**
  * Verifies a compact JWS (an OpenID Connect ID token) against a JSON Web Key Set. Only asymmetric
@@ -40,15 +41,20 @@ export interface DecodedJws {
   readonly payload: Record<string, unknown>
 }
 
-/** The header and payload of a compact JWS, unverified; null when it is not one. */
+/**
+ * The header and payload of a compact JWS, unverified; null when it is not one, or when a part is
+ * spelled in anything but canonical base64url.
+ */
 export function decodeJws(token: unknown): (DecodedJws & { signingInput: string; signature: Buffer }) | null {
   if (typeof token !== 'string' || token.length > 16384) return null
   const parts = token.split('.')
-  if (parts.length !== 3 || !parts.every((part) => /^[\w-]*$/.test(part))) return null
-  const header = parseJsonObject(Buffer.from(parts[0]!, 'base64url').toString('utf8'))
-  const payload = parseJsonObject(Buffer.from(parts[1]!, 'base64url').toString('utf8'))
+  if (parts.length !== 3) return null
+  const [headerBytes, payloadBytes, signature] = parts.map(decodeBase64url)
+  if (!headerBytes || !payloadBytes || !signature) return null
+  const header = parseJsonObject(headerBytes.toString('utf8'))
+  const payload = parseJsonObject(payloadBytes.toString('utf8'))
   if (!header || !payload) return null
-  return { header, payload, signingInput: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2]!, 'base64url') }
+  return { header, payload, signingInput: `${parts[0]}.${parts[1]}`, signature }
 }
 
 /** The payload when the signature verifies with a key of `keys`, else null. Never throws. */

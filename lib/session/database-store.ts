@@ -1,4 +1,5 @@
 import type { SessionRecord } from '../config/types'
+import { isCanonicalBase64url } from '../crypto/base64url'
 import { digest } from '../crypto/mac'
 import { randomToken } from '../crypto/random'
 import { callStore, type ExpressSessionStore } from '../store/session-store'
@@ -7,8 +8,8 @@ import { isRecord } from '../util/object'
 import { fromClaims, toClaims } from './record'
 import type { SessionStore } from './store'
 
-/** 32 random bytes, base64url: anything else in the cookie is refused before the store is asked. */
-const TOKEN = /^[\w-]{43}$/
+/** 32 random bytes, base64url as issued: anything else in the cookie is refused before the store is asked. */
+const isToken = (token: string) => token.length === 43 && isCanonicalBase64url(token)
 
 export interface DatabaseStoreParts {
   readonly store: ExpressSessionStore
@@ -74,7 +75,7 @@ export function databaseStore({ store, index, indexed, call, maxLifetime, cached
 
   return Object.freeze({
     async read(token: string, nowSeconds: number, lifetime: number) {
-      if (!TOKEN.test(token)) return null
+      if (!isToken(token)) return null
       const sid = digest(token)
       // Anything short of a valid, listed record held in memory takes the full way below.
       const known = indexed ? fromMemory(sid, nowSeconds, lifetime) : null
@@ -109,7 +110,7 @@ export function databaseStore({ store, index, indexed, call, maxLifetime, cached
     },
 
     async remove(token: string, record: SessionRecord | null) {
-      if (!TOKEN.test(token)) return
+      if (!isToken(token)) return
       const sid = digest(token)
       // Unlisted first: a request racing this sign-out may write the record back, never the entry.
       if (record) await index.remove(record.userId, [sid])

@@ -1,3 +1,4 @@
+import { isRespellable, respelling } from '../support/respell'
 import { VECTORS } from '../support/sessions'
 import type { CookiePair, CsrfPair } from './material'
 import type { RawRequest } from './wire'
@@ -20,7 +21,8 @@ export type Ref = 'csrfCookie' | 'csrfToken' | 'session' | 'flow'
 export interface Mutation {
   /** Where, as a fraction of the length (so that it shrinks towards the start). */
   at: number
-  op: 'replace' | 'delete' | 'insert' | 'truncate' | 'append'
+  /** `respell`: the same bytes spelled another way, in one base64url part (see `respell`). */
+  op: 'replace' | 'delete' | 'insert' | 'truncate' | 'append' | 'respell'
   char: string
 }
 
@@ -79,7 +81,23 @@ export function mutate(value: string, mutation: Mutation): string {
       return value.slice(0, at)
     case 'append':
       return value + mutation.char
+    case 'respell':
+      return respell(value, mutation)
   }
+}
+
+/**
+ * A twin: one base64url part of the value (the parts of a JWE, a CSRF cookie's token and MAC, a
+ * whole token), picked by `at`, spelled another way that Node's lenient decoder reads as the same
+ * bytes. A value with no such part (an address, a URL) gets `char` appended instead.
+ */
+function respell(value: string, { at, char }: Mutation): string {
+  const pieces = value.split(/([.|])/)
+  const parts = pieces.flatMap((piece, index) => (index % 2 === 0 && isRespellable(piece) ? [index] : []))
+  if (parts.length === 0) return value + (char || 'x')
+  const index = parts[Math.floor(at * parts.length)]!
+  pieces[index] = respelling(pieces[index]!, char.charCodeAt(0) || 0)
+  return pieces.join('')
 }
 
 export function resolve(value: Value, material: Material): string {
@@ -201,23 +219,6 @@ function encodeBody(body: BodySpec, fields: Array<[string, unknown]>) {
         chunked: false,
       }
   }
-}
-
-/**
- * True when two sealed tokens are the same bytes in different base64url spellings: the last
- * character of a part carries spare bits, so a "one character" change there may change nothing
- * once decoded. Such a change is no tampering; every other change is.
- */
-export function sameSealed(a: string, b: string): boolean {
-  const partsA = a.split('.')
-  const partsB = b.split('.')
-  if (partsA.length !== 5 || partsB.length !== 5 || partsA[0] !== partsB[0]) return false
-  return partsA.every(
-    (part, index) =>
-      /^[\w-]*$/.test(part) &&
-      /^[\w-]*$/.test(partsB[index]!) &&
-      Buffer.from(part, 'base64url').equals(Buffer.from(partsB[index]!, 'base64url')),
-  )
 }
 
 /**

@@ -11,11 +11,12 @@ import type { CookieSpec, Mutation, SessionSource, Value } from './cases'
 
 /**
  * One character replaced, removed, inserted or appended, or the rest cut: mostly with a base64url
- * character, so that the value keeps its shape and reaches the MAC or the decryption.
+ * character, so that the value keeps its shape and reaches the MAC or the decryption. Or a twin:
+ * the same bytes spelled another way, which must be refused like any other change.
  */
 export const mutation: fc.Arbitrary<Mutation> = fc.record({
   at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
-  op: fc.constantFrom('replace', 'replace', 'replace', 'delete', 'insert', 'truncate', 'append'),
+  op: fc.constantFrom('replace', 'replace', 'replace', 'delete', 'insert', 'truncate', 'append', 'respell', 'respell'),
   char: fc.oneof(
     { weight: 6, arbitrary: b64url(1) },
     { weight: 1, arbitrary: fc.constantFrom('.', '%', ' ', 'é', '=', '|', ';', ',', '"', '\\') },

@@ -6,6 +6,7 @@ import { REPLY_CACHE_LIMITS, replyCache } from '../../lib/session/reply-cache'
 import type { SessionStore } from '../../lib/session/store'
 import { clockAt, setClock } from '../support/clock'
 import { fakeResponse } from '../support/fake-response'
+import { jweSpellings } from '../support/respell'
 import {
   ADA,
   DAY,
@@ -154,6 +155,24 @@ describe('the session manager with replies reused', () => {
     expect(read).toHaveBeenCalledTimes(1)
     setClock(SIGNED_IN_AT + 30 * DAY)
     expect(sessions.recall(cookie)).toBeNull()
+  })
+
+  it('opens a session under its one spelling only, so that its twins can never become entries', async () => {
+    // The IV, ciphertext and tag respelled (spare bits, a character past the last group): each twin
+    // would otherwise open to the same session and be remembered under a key of its own.
+    const { store, read } = spied(cookieStore(RING))
+    const sessions = createSessionManager(store, TIMING_30, revocations, { replies: REPLY_CACHE_LIMITS })
+    const [real, ...twins] = jweSpellings(VECTORS.ada)
+    expect(twins.length).toBeGreaterThan(1000)
+    sessions.remember(cookieOf(real!), (await sessions.read(cookieOf(real!)))!, 'the reply')
+    const opened: string[] = []
+    for (const twin of twins) {
+      expect(sessions.recall(cookieOf(twin))).toBeNull()
+      if ((await sessions.read(cookieOf(twin))) !== null) opened.push(twin)
+    }
+    expect(opened).toEqual([])
+    expect(read).toHaveBeenCalledTimes(1 + twins.length)
+    expect(sessions.recall(cookieOf(real!))).toBe('the reply')
   })
 
   it('forgets the reply of a cookie signed out with', async () => {
