@@ -25,7 +25,7 @@ export interface DatabaseStoreParts {
   readonly maxLifetime: number
   /**
    * The stored records as this process last read them, kept current by the store (Redis
-   * client-side caching, lib/store/redis-tracking.ts); `get` answers null when it cannot vouch for
+   * client-side caching, lib/store/redis/); `get` answers null when it cannot vouch for
    * them, and the record is read from the store.
    */
   readonly cached?: CachedRecords | null

@@ -14,7 +14,7 @@ export interface SessionStore {
   readonly sealed?: boolean
   /**
    * For a record this store just read: a check that it is still what the store holds (a database
-   * store kept current in memory, lib/store/redis-tracking.ts), so that what it answered can be
+   * store kept current in memory, lib/store/redis/), so that what it answered can be
    * remembered while the check holds; null when the store cannot tell without I/O.
    */
   vouch?(record: SessionRecord): (() => boolean) | null

@@ -2,7 +2,7 @@ import { boundedCache } from '../util/cache'
 import { digest } from '../crypto/mac'
 import { rateLimiterRedis, rateLimiterRes } from '../util/lazy'
 import type { RedisRunner } from './redis'
-import type { TrackedReads } from './redis-tracking'
+import type { TrackedReads } from './redis/held'
 import { MAX_SESSIONS_PER_USER, type Limiter, type Revocations, type ServerState, type SessionIndex } from './types'
 
 /**
@@ -116,7 +116,7 @@ export function indexKey(redis: RedisRunner, userId: string): string {
   return redis.key('idx', digest(userId))
 }
 
-/** `tracked`: membership reads answered from memory while Redis tracks them (lib/store/redis-tracking.ts). */
+/** `tracked`: membership reads answered from memory while Redis tracks them (lib/store/redis/tracking.ts). */
 function redisSessionIndex(redis: RedisRunner, tracked: TrackedReads | null): SessionIndex {
   const keyOf = (userId: string) => indexKey(redis, userId)
   /** Runs a change of the user's index, with what this process read of it dropped around it. */

@@ -3,13 +3,18 @@ import { connect, createServer, type Socket } from 'node:net'
 import type { Redis } from 'ioredis'
 import request from 'supertest'
 import type { AuthOptions } from '../../lib'
+import { storeHealth } from '../../lib/store/health'
+import { redisRunner } from '../../lib/store/redis'
+import type { TrackedReads } from '../../lib/store/redis/held'
+import { redisTracking } from '../../lib/store/redis/tracking'
 import { makeApp } from './app'
 
 /**
  * For the specs of database sessions held in memory and kept current by Redis's client-side
- * caching (lib/store/redis-tracking.ts): sessions written straight into Redis the way the store
- * writes them (as another instance would), asked for through the app, and a TCP proxy between the
- * app and Redis that can slow, silence or cut each of its connections.
+ * caching (lib/store/redis/): sessions written straight into Redis the way the store writes them
+ * (as another instance would), asked for through the app, and a TCP proxy between the app and Redis
+ * that can slow, silence or cut each of its connections; and the tracked reads alone, on a clock
+ * the spec moves.
  */
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -154,4 +159,44 @@ export async function redisProxy(target: { host: string; port: number }, rules: 
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** A monotonic clock in ms that stands still until the spec moves it. */
+export function manualClock(start = 1_000_000) {
+  let ms = start
+  return { now: () => ms, advance: (by: number) => void (ms += by) }
+}
+
+/**
+ * The tracked reads of keys under `prefixes` over `client` (lib/store/redis/tracking.ts) on the
+ * clock `now`, once Redis has confirmed tracking on their connection.
+ */
+export async function trackedReads(client: Redis, prefixes: string[], now: () => number): Promise<TrackedReads> {
+  const runner = redisRunner(
+    client,
+    '',
+    5000,
+    storeHealth(() => undefined, 'Redis'),
+  )
+  const tracked = redisTracking(runner, prefixes, now)
+  if (!tracked) throw new Error('no tracking on this client')
+  for (let i = 0; i < 200; i++) {
+    const probe = tracked.read('probe', '', (redis) => redis.get('probe'))
+    if (probe) return probe.then(() => tracked)
+    await sleep(10)
+  }
+  throw new Error('tracking never came on')
+}
+
+/** `read` of `key`, and whether it went to Redis (`command` ran) or was answered from memory. */
+export async function readOf(
+  tracked: TrackedReads,
+  key: string,
+): Promise<{ value: string | null; fromRedis: boolean }> {
+  let fromRedis = false
+  const value = await tracked.read(key, '', (redis) => {
+    fromRedis = true
+    return redis.get(key)
+  })
+  return { value, fromRedis }
 }
