@@ -4,10 +4,11 @@ import { isRecord } from '../util/object'
 
 /**
  * Which database sessions are listed, when no shared index says it (an app's own `session.store`
- * and no `redis`): an entry beside each record, in the store itself, under `listed:{sid}` (never a
- * session id: those are 43 base64url characters), so every instance that shares the store sees the
- * same. Only a sign-in writes that entry, and every end of a session deletes it before the record:
- * a write racing the end (a renewal, an update) can bring the record back, never its listing.
+ * and no `redis`): an entry beside each record, in the store itself, so that every instance sharing
+ * the store sees the same. Its key is `listed.{sid}`: no session id has a '.', and a store that names
+ * files after keys can name this one. Only a sign-in writes that entry, and every end of a session
+ * deletes it before the record: a write racing the end (a renewal, an update) can bring the record
+ * back, never its listing.
  *
  * The process's own index still finds a user's sessions, for the cap per user and sign-out
  * everywhere: with several instances, only the sessions made on this one (docs/session-stores.md).
@@ -17,7 +18,7 @@ export function listedInStore(
   index: SessionIndex,
   call: <T>(work: () => Promise<T>) => Promise<T>,
 ): SessionIndex {
-  const keyOf = (sid: string) => `listed:${sid}`
+  const keyOf = (sid: string) => `listed.${sid}`
   const unlist = async (sids: readonly string[]) => {
     await Promise.all(sids.map((sid) => call(() => callStore((done) => store.destroy(keyOf(sid), done)))))
   }
