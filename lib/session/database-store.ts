@@ -7,6 +7,7 @@ import type { SessionIndex } from '../store/types'
 import { isRecord } from '../util/object'
 import { fromClaims, toClaims } from './record'
 import type { SessionStore } from './store'
+import { listedInStore } from './store-listing'
 
 /** 32 random bytes, base64url as issued: anything else in the cookie is refused before the store is asked. */
 const isToken = (token: string) => token.length === 43 && isCanonicalBase64url(token)
@@ -15,9 +16,10 @@ export interface DatabaseStoreParts {
   readonly store: ExpressSessionStore
   readonly index: SessionIndex
   /**
-   * Whether a session must be listed in its user's index to be valid: true when the index is shared
-   * by every instance (Redis). Then a record that a request racing a sign-out wrote back is dead all
-   * the same. (A per-process index cannot vouch for sessions made on other instances.)
+   * Whether the index is shared by every instance (Redis), and so says by itself which sessions are
+   * listed. Else (a per-process index cannot vouch for sessions made on other instances) each
+   * session is listed beside its record, in the store (./store-listing.ts). Either way a session
+   * must be listed to be valid, and only a sign-in lists one.
    */
   readonly indexed: boolean
   /** Runs one store call under the store deadline, logging an outage once (a 503 when it fails). */
@@ -47,8 +49,15 @@ export interface CachedRecords {
  * Strategy `database`: the cookie carries a random token; the store keeps the record under the
  * token's SHA-256, so a dump of the store (or Redis's MONITOR) holds no usable session. Every
  * session is also listed in its user's index, which makes signing a user out everywhere one step.
+ *
+ * A session is valid only while it is listed. Only a sign-in lists a session, and every end of one
+ * (sign-out, sign-out everywhere, a new sign-in in the same browser, the cap per user) unlists it
+ * before it deletes the record: a renewal or an update that read the session before its end and
+ * writes it after brings back a record nobody can use, which the next read or the writer deletes.
  */
-export function databaseStore({ store, index, indexed, call, maxLifetime, cached }: DatabaseStoreParts): SessionStore {
+export function databaseStore(parts: DatabaseStoreParts): SessionStore {
+  const { store, indexed, call, maxLifetime, cached } = parts
+  const index = indexed ? parts.index : listedInStore(store, parts.index, call)
   const get = (sid: string) => cached?.get(sid) ?? call(() => callStore<unknown>((done) => store.get(sid, done)))
   const change = (sid: string, work: () => Promise<unknown>) => (cached ? cached.changing(sid, work) : work())
   const set = (sid: string, value: object) =>
@@ -82,7 +91,7 @@ export function databaseStore({ store, index, indexed, call, maxLifetime, cached
       if (known) return known
       const stored = await get(sid)
       const record = isRecord(stored) ? fromClaims(stored, nowSeconds, lifetime) : null
-      if (!record || !indexed || (await index.has(record.userId, sid))) return record
+      if (!record || (await index.has(record.userId, sid))) return record
       // Ended (signed out, or past the per-user cap) and written back by a request that raced it.
       await destroy(sid).catch(() => undefined)
       return null
@@ -94,6 +103,10 @@ export function databaseStore({ store, index, indexed, call, maxLifetime, cached
       // `cookie.expires` is where express-session stores take a session's expiry (its TTL in Redis).
       const expires = new Date(record.expiresAt * 1000)
       await set(sid, { cookie: { expires: expires.toISOString() }, ...toClaims(record) })
+      // A renewal or an update never lists a session. One that ended while this request ran is dead
+      // all the same (unlisted), and its record, just written back, is deleted again.
+      if (previous !== null && !(await index.has(record.userId, sid).catch(() => true)))
+        await destroy(sid).catch(() => undefined)
       if (previous === null) {
         let dropped: string[]
         try {
@@ -112,8 +125,11 @@ export function databaseStore({ store, index, indexed, call, maxLifetime, cached
     async remove(token: string, record: SessionRecord | null) {
       if (!isToken(token)) return
       const sid = digest(token)
+      // Whose it is, when the session did not open (a new sign-in ending the browser's old one, a
+      // session revoked or expired): the stored record says, whatever else it holds.
+      const userId = record?.userId ?? userIdIn(await get(sid))
       // Unlisted first: a request racing this sign-out may write the record back, never the entry.
-      if (record) await index.remove(record.userId, [sid])
+      if (userId !== null) await index.remove(userId, [sid])
       await destroy(sid)
     },
 
@@ -125,4 +141,9 @@ export function databaseStore({ store, index, indexed, call, maxLifetime, cached
       await destroyAll(sids)
     },
   })
+}
+
+/** The user id a stored record names (its `sub`), or null. */
+function userIdIn(stored: unknown): string | null {
+  return isRecord(stored) && typeof stored.sub === 'string' && stored.sub !== '' ? stored.sub : null
 }

@@ -113,6 +113,86 @@ describe('the database session store over a shared index', () => {
   })
 })
 
+describe("the database session store over an app's own store, without a shared index", () => {
+  /** The store as auth() builds it with `session.store` and no `redis`: one per instance, over one store. */
+  function instanceOver(store: session.MemoryStore) {
+    return databaseStore({
+      store,
+      index: memoryState(7200).sessionIndex,
+      indexed: false,
+      call: (work) => work(),
+      maxLifetime: 7200,
+    })
+  }
+  const stored = (store: session.MemoryStore, key: string) => callStore((done) => store.get(key, done))
+
+  it('lists each session beside its record, until its sign-in plus maxLifetime, and refuses one no longer listed', async () => {
+    const store = new session.MemoryStore()
+    const sessions = instanceOver(store)
+    const token = await sessions.write(RECORD, null)
+    expect(await stored(store, `listed.${sidOf(token)}`)).toEqual({
+      cookie: { expires: new Date((NOW + 7200) * 1000).toISOString() },
+      listed: true,
+    })
+    await callStore((done) => store.destroy(`listed.${sidOf(token)}`, done))
+    expect(await sessions.read(token, NOW, 7200)).toBeNull()
+    // The unlisted record was deleted on the way.
+    expect(await stored(store, sidOf(token))).toBeFalsy()
+  })
+
+  it('opens a session made by another instance over the same store, and ends it there for both', async () => {
+    const store = new session.MemoryStore()
+    const [first, second] = [instanceOver(store), instanceOver(store)]
+    const token = await first.write(RECORD, null)
+    const read = await second.read(token, NOW, 7200)
+    expect(read).toMatchObject({ userId: RECORD.userId })
+    await second.remove(token, read)
+    expect(await first.read(token, NOW, 7200)).toBeNull()
+  })
+
+  it('deletes again a record that a renewal wrote back after the sign-out, and never lists it again', async () => {
+    const store = new session.MemoryStore()
+    const sessions = instanceOver(store)
+    const token = await sessions.write(RECORD, null)
+    const read = await sessions.read(token, NOW, 7200)
+    await sessions.remove(token, read)
+    // The racing request: it had read the session before the sign-out, and renews it after.
+    expect(await sessions.write({ ...RECORD, issuedAt: NOW + 60 }, token)).toBe(token)
+    const all = await callStore<Record<string, unknown> | null>((done) => store.all(done))
+    expect(Object.keys(all ?? {})).toEqual([])
+    expect(await sessions.read(token, NOW, 7200)).toBeNull()
+  })
+
+  it('ends the oldest session beyond 50 a user: its listing and its record are deleted', async () => {
+    const store = new session.MemoryStore()
+    const sessions = instanceOver(store)
+    const tokens: string[] = []
+    for (let i = 0; i <= MAX_SESSIONS_PER_USER; i++) tokens.push(await sessions.write(RECORD, null))
+    const first = sidOf(tokens[0]!)
+    expect([await stored(store, `listed.${first}`), await stored(store, first)]).toEqual([undefined, undefined])
+    expect(await sessions.read(tokens[0]!, NOW, 7200)).toBeNull()
+    expect(await sessions.read(tokens[1]!, NOW, 7200)).not.toBeNull()
+  })
+
+  it("unlists a session that did not open (a new sign-in ending the browser's old one) by the user its record names", async () => {
+    const store = new session.MemoryStore()
+    const removed: Array<[string, readonly string[]]> = []
+    const index: SessionIndex = {
+      add: async () => [],
+      has: async () => true,
+      members: async () => [],
+      remove: async (userId, sids) => void removed.push([userId, sids]),
+    }
+    const sessions = databaseStore({ store, index, indexed: true, call: (work) => work(), maxLifetime: 7200 })
+    const token = await sessions.write(RECORD, null)
+    await sessions.remove(token, null)
+    expect(removed).toEqual([[RECORD.userId, [sidOf(token)]]])
+    // A token the store holds nothing for: nothing to unlist, and nothing asked of the index.
+    await sessions.remove(randomBytes(32).toString('base64url'), null)
+    expect(removed).toHaveLength(1)
+  })
+})
+
 describe('a session store that fails', () => {
   const cookieOf = (value: string) => `auth.session-token=${value}`
 
