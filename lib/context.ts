@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { CookieSet } from './config/cookies'
-import type { BaseUrl } from './config/url'
+import type { BaseUrl } from './urls/base-url'
 import { setCookie } from './http/cookies'
 import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'

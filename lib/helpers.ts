@@ -7,7 +7,7 @@ import { prefersJson, sendError } from './http/error-response'
 import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
 import { clientSession } from './session/shape'
-import { userForLog } from './providers/email-runtime'
+import { userForLog } from './providers/email/runtime'
 import { errorAnswer } from './router'
 
 /** The host app's helpers, carried by the router `auth()` returns. */

@@ -2,15 +2,22 @@ import { ConfigurationError } from '../errors'
 import { createLog, defaultLogger, isLevelLogger, levelLogger, type Log } from '../logger'
 import type { ProviderInfo } from '../providers/types'
 import { buildCookieSets, type CookieSet } from './cookies'
-import { parseBaseUrl, type BaseUrl } from './url'
+import { parseBaseUrl, type BaseUrl } from '../urls/base-url'
 import type { AuthOptions, Callbacks, Events, Pages } from './types'
 import { isRecord } from '../util/object'
-import type { ExpressSessionStore } from '../store/session-store'
+import type { ExpressSessionStore } from '../store/express-session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
 import { resolveRequestRateLimit, type RequestRateLimit } from './limits'
 import { resolveOrigins } from './origins'
 import { parseHttpUrl } from '../urls/http-url'
-import { checkFunctions, checkKeys, describe, optionalBoolean, optionalMilliseconds, optionalObject } from './validate'
+import {
+  checkFunctions,
+  checkKeys,
+  describe,
+  optionalBoolean,
+  optionalMilliseconds,
+  optionalObject,
+} from '../util/options'
 
 export interface ResolvedConfig {
   /** Null only with `trustHost` and no `url`: the URL then comes from each request. */

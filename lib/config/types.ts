@@ -2,7 +2,7 @@ import type { Translation } from '../pages/languages'
 import type { LevelLogger, Logger } from '../logger'
 import type { Provider } from '../providers/types'
 import type { RedisClient } from '../store/redis'
-import type { ExpressSessionStore } from '../store/session-store'
+import type { ExpressSessionStore } from '../store/express-session-store'
 
 /** The user as the session and the client see it. */
 export interface SessionUser {

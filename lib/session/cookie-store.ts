@@ -1,6 +1,6 @@
 import { open, seal } from '../crypto/jwe'
 import type { KeyRing } from '../crypto/keys'
-import type { SessionStore } from './store'
+import type { SessionStore } from './record-store'
 import { fromClaims, toClaims } from './record'
 
 /**

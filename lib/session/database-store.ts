@@ -1,11 +1,11 @@
 import type { SessionRecord } from '../config/types'
 import { digest } from '../crypto/mac'
 import { randomToken } from '../crypto/random'
-import { callStore, type ExpressSessionStore } from '../store/session-store'
+import { callStore, type ExpressSessionStore } from '../store/express-session-store'
 import type { SessionIndex } from '../store/types'
 import { isRecord } from '../util/object'
 import { fromClaims, toClaims } from './record'
-import type { SessionStore } from './store'
+import type { SessionStore } from './record-store'
 
 /** 32 random bytes, base64url: anything else in the cookie is refused before the store is asked. */
 const TOKEN = /^[\w-]{43}$/

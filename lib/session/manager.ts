@@ -5,7 +5,7 @@ import { ConfigurationError } from '../errors'
 import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChunked } from '../http/chunked-cookie'
 import type { Revocations } from '../store/types'
 import { replyCache, type ReplyCacheLimits } from './reply-cache'
-import type { SessionStore } from './store'
+import type { SessionStore } from './record-store'
 
 /** The request's session cookie: its parsed cookies, the cookie's definition and the response. */
 export interface SessionCookie {

@@ -1,14 +1,14 @@
 import type { Context } from '../context'
 import { randomToken } from '../crypto/random'
-import { normalizeAddress } from '../providers/email-address'
+import { normalizeAddress } from '../providers/email/address'
 import {
   addressHash,
   addressWithinLimit,
   ipWithinLimit,
   keepToken,
   type EmailRuntime,
-} from '../providers/email-runtime'
-import { sendSignInMail } from '../providers/email-send'
+} from '../providers/email/runtime'
+import { sendSignInMail } from '../providers/email/send'
 import type { EmailProvider } from '../providers/types'
 import { safeCallbackUrl } from '../urls/callback-url'
 import { providerUrls } from '../urls/provider-urls'

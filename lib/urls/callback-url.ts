@@ -1,5 +1,5 @@
 import type { RedirectCallbackParams } from '../config/types'
-import type { BaseUrl } from '../config/url'
+import type { BaseUrl } from './base-url'
 import type { Log } from '../logger'
 import { parseHttpUrl } from './http-url'
 

@@ -3,7 +3,7 @@ import type { SessionRecord } from '../../lib/config/types'
 import { cookieStore } from '../../lib/session/cookie-store'
 import { createSessionManager, type SessionRevocations, type SessionTiming } from '../../lib/session/manager'
 import { REPLY_CACHE_LIMITS, replyCache } from '../../lib/session/reply-cache'
-import type { SessionStore } from '../../lib/session/store'
+import type { SessionStore } from '../../lib/session/record-store'
 import { clockAt, setClock } from '../support/clock'
 import { fakeResponse } from '../support/fake-response'
 import {

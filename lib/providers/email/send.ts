@@ -1,7 +1,7 @@
-import { renderSignInMail } from '../pages/email'
-import type { Messages } from '../pages/messages'
-import { withDeadline } from '../util/deadline'
-import type { EmailProvider, VerificationRequest } from './types'
+import { renderSignInMail } from '../../pages/email'
+import type { Messages } from '../../pages/messages'
+import { withDeadline } from '../../util/deadline'
+import type { EmailProvider, VerificationRequest } from '../types'
 
 /**
  * Sends the sign-in mail (through the app's `sendVerificationRequest`, or the provider's transport

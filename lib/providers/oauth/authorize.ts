@@ -1,12 +1,12 @@
 import type { Request } from 'express'
-import { errorText, outsideText } from '../logger'
+import { errorText, outsideText } from '../../logger'
 import { CHECKED_FLOW, type FlowStart } from './passport-state-store'
-import type { Flow } from '../sign-in/flow'
+import type { Flow } from '../../sign-in/flow'
 import { verifyIdToken } from './id-token'
 import { runStrategy, type StrategyResult } from './passport-adapter'
 import { defaultProfile, toTokens } from './profile'
 import { AUTHORIZATION_PARAMS, type OAuthRegistry, type OAuthRuntime } from './registry'
-import type { OAuthTokens, ProviderUser } from './types'
+import type { OAuthTokens, ProviderUser } from '../types'
 
 /** Parameters an app's extra authorization parameters can never replace. */
 const PROTECTED = new Set([

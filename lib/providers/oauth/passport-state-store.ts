@@ -1,4 +1,4 @@
-import type { Flow } from '../sign-in/flow'
+import type { Flow } from '../../sign-in/flow'
 
 /**
  * passport-oauth2's state store interface, adapted to our flows. The store keeps nothing itself:
