@@ -10,7 +10,6 @@ import { createEmailRuntime } from './providers/email/runtime'
 import { createOAuthRegistry } from './providers/oauth/registry'
 import type { ProviderInfo } from './providers/types'
 import { createRouter } from './router'
-import { resolveLanguages } from './pages/languages'
 import { createClientLogLimiter } from './routes/client-log'
 import type { Services } from './services'
 import { cookieStore } from './session/cookie-store'
@@ -59,7 +58,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
     email: createEmailRuntime(config.providers, config.secrets, config.log, state, redis),
     clientLogLimiter: createClientLogLimiter(state),
-    languages: resolveLanguages(options?.languages, options?.language),
+    languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),

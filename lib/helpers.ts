@@ -46,7 +46,7 @@ export function createHelpers(svc: Services): AuthHelpers {
   async function getSession(req: Request): Promise<Session | null> {
     const service = serviceOf(req)
     if (service === null) return null
-    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken }
+    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res: undefined }
     if (!svc.sessions.present(cookie)) return null
     const record = await svc.sessions.read(cookie)
     return record ? clientSession(record, config.callbacks, svc.log) : null

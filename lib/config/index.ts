@@ -10,6 +10,7 @@ import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
 import { resolveRequestRateLimit, type RequestRateLimit } from './limits'
 import { resolveOrigins } from './origins'
 import { parseHttpUrl } from '../urls/http-url'
+import { resolveLanguages, type Languages } from '../pages/languages'
 import {
   checkFunctions,
   checkKeys,
@@ -53,6 +54,8 @@ export interface ResolvedConfig {
   readonly providerTimeout: number
   /** Sign-in requests (`POST /signin/*`, `/callback/*`) per client IP and window. */
   readonly requestRateLimit: RequestRateLimit
+  /** The texts of the pages and the sign-in mail: English, the `languages` merged over it, and how a request picks one. */
+  readonly languages: Languages
   readonly log: Log
 }
 
@@ -77,7 +80,7 @@ const OPTIONS = [
   'redisKeyPrefix',
   'storeTimeout',
   'requestRateLimit',
-  // Resolved with the pages (lib/pages/languages.ts), whose English texts they are merged over.
+  // Checked and merged over the English texts by lib/pages/languages.ts.
   'languages',
   'language',
   'dangerouslyAllowInsecureCookies',
@@ -150,6 +153,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     providerTimeout: optionalMilliseconds(options.providerTimeout, 'providerTimeout', 10_000),
     storeTimeout: optionalMilliseconds(options.storeTimeout, 'storeTimeout', 1000),
     requestRateLimit: resolveRequestRateLimit(options.requestRateLimit),
+    languages: resolveLanguages(options.languages, options.language),
     log,
   })
 }

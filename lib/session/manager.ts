@@ -1,18 +1,14 @@
 import type { Response } from 'express'
-import type { CookieDef } from '../config/cookies'
 import type { SessionRecord, SessionUser } from '../config/types'
 import { ConfigurationError } from '../errors'
 import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChunked } from '../http/chunked-cookie'
+import type { CookieIo } from '../http/cookies'
 import type { Revocations } from '../store/types'
 import { replyCache, type ReplyCacheLimits } from './reply-cache'
 import type { SessionStore } from './record-store'
 
-/** The request's session cookie: its parsed cookies, the cookie's definition and the response. */
-export interface SessionCookie {
-  readonly cookies: Record<string, unknown>
-  readonly def: CookieDef
-  readonly res?: Response
-}
+/** The request's session cookie (no response where it is only read: `getSession(req)`). */
+export type SessionCookie = CookieIo<Response | undefined>
 
 export interface NewSession {
   userId: string

@@ -240,7 +240,7 @@ describe('the session manager', () => {
 
     it('works without a response (nothing to set)', async () => {
       const record = await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).create(
-        { cookies: {}, def: DEF },
+        { cookies: {}, def: DEF, res: undefined },
         { userId: 'github:2', user: {} },
       )
       expect(record.expiresAt).toBe(VALID_AT + 3600)
