@@ -116,7 +116,7 @@ export function databaseStore({ store, index, indexed, call, maxLifetime, cached
       await destroy(sid)
     },
 
-    vouch: (record: SessionRecord) => vouched.get(record) ?? null,
+    replyCacheCheck: (record: SessionRecord) => vouched.get(record) ?? null,
 
     async removeAll(userId: string, nowSeconds: number) {
       const sids = await index.members(userId, nowSeconds)

@@ -74,7 +74,7 @@ export function createSessionManager(
   revocations: SessionRevocations,
   options: ManagerOptions = {},
 ): SessionManager {
-  const reusable = store.sealed === true || store.vouch !== undefined
+  const reusable = store.replyCacheCheck !== undefined
   const replies = reusable && options.replies ? replyCache(timing, options.replies) : null
   const peek = revocations.peek === undefined ? null : revocations.peek.bind(revocations)
 
@@ -157,10 +157,10 @@ export function createSessionManager(
     remember(cookie: SessionCookie, record: SessionRecord, reply: string) {
       if (replies === null || peek === null) return
       // A database record is remembered only while the store can tell it is still the one it holds.
-      const current = store.sealed ? undefined : store.vouch?.(record)
-      if (current === null) return
+      const check = store.replyCacheCheck?.(record) ?? null
+      if (check === null) return
       const token = readChunked(cookie.cookies, cookie.def.name)
-      if (token !== null) replies.set(token, record, reply, current)
+      if (token !== null) replies.set(token, record, reply, check === 'always' ? undefined : check)
     },
   })
 }
