@@ -1,28 +1,27 @@
 import type { Router } from 'express'
 import { resolveConfig, type ResolvedConfig } from './config'
 import type { AuthOptions } from './config/types'
-import type { BaseUrl } from './config/url'
+import type { BaseUrl } from './urls/base-url'
 import { keyRing } from './crypto/keys'
 import { createCsrf } from './csrf'
 import { ConfigurationError } from './errors'
 import { createHelpers, type AuthHelpers } from './helpers'
-import { createEmailRuntime } from './providers/email-runtime'
-import { createOAuthRegistry } from './providers/registry'
+import { createEmailRuntime } from './providers/email/runtime'
+import { createOAuthRegistry } from './providers/oauth/registry'
 import type { ProviderInfo } from './providers/types'
 import { createRouter } from './router'
-import { resolveLanguages } from './pages/languages'
 import { createClientLogLimiter } from './routes/client-log'
 import type { Services } from './services'
 import { cookieStore } from './session/cookie-store'
 import { databaseStore } from './session/database-store'
 import { createSessionManager } from './session/manager'
 import { REPLY_CACHE_LIMITS } from './session/reply-cache'
-import type { SessionStore } from './session/store'
+import type { SessionStore } from './session/record-store'
 import { guarded } from './store/guarded'
 import { storeHealth } from './store/health'
 import { memoryState } from './store/memory'
 import { redisRunner, type RedisRunner } from './store/redis'
-import { redisSessionStore } from './store/redis-session-store'
+import { redisSessionStore } from './store/connect-redis'
 import { indexKey, redisState } from './store/redis-state'
 import { trackedRecords } from './store/redis/records'
 import { redisTracking, type TrackedReads } from './store/redis/tracking'
@@ -60,7 +59,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
     email: createEmailRuntime(config.providers, config.secrets, config.log, state, redis),
     clientLogLimiter: createClientLogLimiter(state),
-    languages: resolveLanguages(options?.languages, options?.language),
+    languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),

@@ -1,11 +1,9 @@
 import type { Request, Response } from 'express'
 import type { CookieSet } from './config/cookies'
-import type { BaseUrl } from './config/url'
-import { setCookie } from './http/cookies'
+import type { BaseUrl } from './urls/base-url'
+import { setCookie, type CookieIo } from './http/cookies'
 import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
-import type { SessionCookie } from './session/manager'
-import type { FlowCookies } from './sign-in/flow'
 import { chooseCallbackUrl } from './urls/callback-url'
 import type { Messages } from './pages/messages'
 import { errorText } from './logger'
@@ -51,11 +49,11 @@ export class Context {
     return typeof fromBody === 'string' ? fromBody : this.query.get(name)
   }
 
-  sessionCookie(): SessionCookie {
+  sessionCookie(): CookieIo {
     return { cookies: this.cookies, def: this.cookieSet.sessionToken, res: this.res }
   }
 
-  flowCookies(): FlowCookies {
+  flowCookies(): CookieIo {
     return { cookies: this.cookies, def: this.cookieSet.flow, res: this.res }
   }
 

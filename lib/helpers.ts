@@ -7,7 +7,7 @@ import { prefersJson, sendError } from './http/error-response'
 import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
 import { clientSession } from './session/shape'
-import { userForLog } from './providers/email-runtime'
+import { userForLog } from './providers/email/runtime'
 import { errorAnswer } from './router'
 
 /** The host app's helpers, carried by the router `auth()` returns. */
@@ -46,7 +46,7 @@ export function createHelpers(svc: Services): AuthHelpers {
   async function getSession(req: Request): Promise<Session | null> {
     const service = serviceOf(req)
     if (service === null) return null
-    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken }
+    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res: undefined }
     if (!svc.sessions.present(cookie)) return null
     const record = await svc.sessions.read(cookie)
     return record ? clientSession(record, config.callbacks, svc.log) : null

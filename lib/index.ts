@@ -1,12 +1,12 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
 export type { AuthHelpers } from './helpers'
-export { oauth2, oidc, passportStrategy } from './providers/factories'
-export { email, type EmailOptions } from './providers/email'
-export type { VerificationRecord, VerificationStore } from './providers/verification-store'
-export { redisSessionStore, type RedisSessionStoreOptions } from './store/redis-session-store'
+export { oauth2, oidc, passportStrategy } from './providers/oauth/factories'
+export { email, type EmailOptions } from './providers/email/factory'
+export type { VerificationRecord, VerificationStore } from './store/verification'
+export { redisSessionStore, type RedisSessionStoreOptions } from './store/connect-redis'
 export type { RedisClient } from './store/redis'
-export type { ExpressSessionStore } from './store/session-store'
+export type { ExpressSessionStore } from './store/express-session-store'
 export type {
   EmailProvider,
   MailTransport,

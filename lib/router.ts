@@ -1,5 +1,5 @@
 import { Router, type NextFunction, type Request, type Response } from 'express'
-import { DEFAULT_BASE_PATH, trimSlashes } from './config/url'
+import { DEFAULT_BASE_PATH, trimSlashes } from './urls/base-url'
 import { AuthError, isAuthError } from './errors'
 import { serviceFor } from './http/base'
 import { readBody } from './http/body'

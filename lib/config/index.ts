@@ -2,15 +2,23 @@ import { ConfigurationError } from '../errors'
 import { createLog, defaultLogger, isLevelLogger, levelLogger, type Log } from '../logger'
 import type { ProviderInfo } from '../providers/types'
 import { buildCookieSets, type CookieSet } from './cookies'
-import { parseBaseUrl, type BaseUrl } from './url'
+import { parseBaseUrl, type BaseUrl } from '../urls/base-url'
 import type { AuthOptions, Callbacks, Events, Pages } from './types'
 import { isRecord } from '../util/object'
-import type { ExpressSessionStore } from '../store/session-store'
+import type { ExpressSessionStore } from '../store/express-session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
 import { resolveRequestRateLimit, type RequestRateLimit } from './limits'
 import { resolveOrigins } from './origins'
 import { parseHttpUrl } from '../urls/http-url'
-import { checkFunctions, checkKeys, describe, optionalBoolean, optionalMilliseconds, optionalObject } from './validate'
+import { resolveLanguages, type Languages } from '../pages/languages'
+import {
+  checkFunctions,
+  checkKeys,
+  describe,
+  optionalBoolean,
+  optionalMilliseconds,
+  optionalObject,
+} from '../util/options'
 
 export interface ResolvedConfig {
   /** Null only with `trustHost` and no `url`: the URL then comes from each request. */
@@ -46,6 +54,8 @@ export interface ResolvedConfig {
   readonly providerTimeout: number
   /** Sign-in requests (`POST /signin/*`, `/callback/*`) per client IP and window. */
   readonly requestRateLimit: RequestRateLimit
+  /** The texts of the pages and the sign-in mail: English, the `languages` merged over it, and how a request picks one. */
+  readonly languages: Languages
   readonly log: Log
 }
 
@@ -70,7 +80,7 @@ const OPTIONS = [
   'redisKeyPrefix',
   'storeTimeout',
   'requestRateLimit',
-  // Resolved with the pages (lib/pages/languages.ts), whose English texts they are merged over.
+  // Checked and merged over the English texts by lib/pages/languages.ts.
   'languages',
   'language',
   'dangerouslyAllowInsecureCookies',
@@ -143,6 +153,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     providerTimeout: optionalMilliseconds(options.providerTimeout, 'providerTimeout', 10_000),
     storeTimeout: optionalMilliseconds(options.storeTimeout, 'storeTimeout', 1000),
     requestRateLimit: resolveRequestRateLimit(options.requestRateLimit),
+    languages: resolveLanguages(options.languages, options.language),
     log,
   })
 }

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors'
-import { checkKeys, describe, optionalObject } from './validate'
+import { checkKeys, describe, optionalObject } from '../util/options'
 
 /** `requestRateLimit`, resolved: at most `limit` sign-in requests per client IP every `windowSeconds`. */
 export interface RequestRateLimit {

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors'
 import { parseHttpUrl } from '../urls/http-url'
-import { describe } from './validate'
+import { describe } from '../util/options'
 
 /** A list of origins (`trustedOrigins`, `formActionOrigins`): each exactly an origin, no path. */
 export function resolveOrigins(value: unknown, option: string): ReadonlySet<string> {

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../errors'
 import { isRedisClient, type RedisClient } from '../store/redis'
-import { isExpressSessionStore } from '../store/session-store'
-import { checkKeys, describe, optionalObject, optionalSeconds } from './validate'
+import { isExpressSessionStore } from '../store/express-session-store'
+import { checkKeys, describe, optionalObject, optionalSeconds } from '../util/options'
 
 /**
  * Where sessions and the server-side state live: `session` (strategy, store, lifetimes, the

@@ -2,7 +2,10 @@ import type { Translation } from '../pages/languages'
 import type { LevelLogger, Logger } from '../logger'
 import type { Provider } from '../providers/types'
 import type { RedisClient } from '../store/redis'
-import type { ExpressSessionStore } from '../store/session-store'
+import type { ExpressSessionStore } from '../store/express-session-store'
+import type { RedirectCallbackParams } from '../urls/callback-url'
+
+export type { RedirectCallbackParams }
 
 /** The user as the session and the client see it. */
 export interface SessionUser {
@@ -40,13 +43,6 @@ export interface SessionCallbackParams {
   trigger: 'get' | 'update'
   /** With trigger 'update': the `data` the client sent to `POST /session`. */
   newData?: unknown
-}
-
-export interface RedirectCallbackParams {
-  /** The already-validated absolute target. */
-  url: string
-  /** The origin of the service URL. */
-  baseUrl: string
 }
 
 export interface Callbacks {

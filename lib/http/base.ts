@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import type { Request } from 'express'
 import type { ResolvedConfig } from '../config'
 import type { CookieSet } from '../config/cookies'
-import { baseUrl, DEFAULT_BASE_PATH, type BaseUrl } from '../config/url'
+import { baseUrl, DEFAULT_BASE_PATH, type BaseUrl } from '../urls/base-url'
 import { AuthError } from '../errors'
 import { parseHttpUrl } from '../urls/http-url'
 

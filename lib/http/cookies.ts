@@ -19,6 +19,17 @@ export function readCookies(req: Request): Record<string, unknown> {
   return holder.cookies as Record<string, unknown>
 }
 
+/**
+ * One cookie of a request as the code that reads and writes it sees it: the request's parsed
+ * cookies, the cookie's definition, and the response that sets it (`undefined` where the cookie is
+ * only read: `getSession(req)` in the host app). The session cookie and the flow cookies both.
+ */
+export interface CookieIo<Res extends Response | undefined = Response> {
+  readonly cookies: Record<string, unknown>
+  readonly def: CookieDef
+  readonly res: Res
+}
+
 export function setCookie(res: Response, def: CookieDef, value: string, maxAgeSeconds?: number, name = def.name): void {
   let line = `${name}=${value}${def.attrs}`
   if (maxAgeSeconds !== undefined) {

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors'
-import { checkKeys, describe } from '../config/validate'
+import { checkKeys, describe } from '../util/options'
 import { isRecord } from '../util/object'
 import { en, type Messages } from './messages'
 

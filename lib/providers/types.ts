@@ -1,5 +1,5 @@
 import type { Strategy } from 'passport'
-import type { VerificationStore } from './verification-store'
+import type { VerificationStore } from '../store/verification'
 
 /** What every configured provider has; OAuth and e-mail providers add their own parts. */
 export interface ProviderInfo {

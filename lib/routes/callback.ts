@@ -1,10 +1,10 @@
 import type { Context } from '../context'
 import { AuthError } from '../errors'
-import { finishOAuthSignIn } from '../sign-in/callback'
+import { finishOAuthSignIn } from '../sign-in/oauth-callback'
 import { confirmEmailLink, showEmailLink } from '../sign-in/email-callback'
 
 /**
- * GET and POST /callback/:provider: an OAuth provider sends the user back (lib/sign-in/callback.ts),
+ * GET and POST /callback/:provider: an OAuth provider sends the user back (lib/sign-in/oauth-callback.ts),
  * or the user opens (GET) and confirms (POST) an e-mail link (lib/sign-in/email-callback.ts).
  */
 export async function callback(ctx: Context): Promise<void> {

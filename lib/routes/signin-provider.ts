@@ -2,7 +2,7 @@ import type { Context } from '../context'
 import { AuthError } from '../errors'
 import { sendJson } from '../http/reply'
 import { startEmailSignIn } from '../sign-in/email-start'
-import { startOAuthSignIn } from '../sign-in/start'
+import { startOAuthSignIn } from '../sign-in/oauth-start'
 
 /** POST /signin/:provider (CSRF checked by the router): starts the provider's sign-in. */
 export async function signInWithProvider(ctx: Context): Promise<void> {

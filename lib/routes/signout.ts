@@ -1,6 +1,6 @@
 import type { Context } from '../context'
 import { AuthError, isAuthError } from '../errors'
-import { userForLog } from '../providers/email-runtime'
+import { userForLog } from '../providers/email/runtime'
 
 /**
  * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its

@@ -1,6 +1,6 @@
 import { open, seal } from '../crypto/jwe'
 import type { KeyRing } from '../crypto/keys'
-import type { SessionStore } from './store'
+import type { SessionStore } from './record-store'
 import { fromClaims, toClaims } from './record'
 
 /**
@@ -10,7 +10,7 @@ import { fromClaims, toClaims } from './record'
  */
 export function cookieStore(ring: KeyRing): SessionStore {
   return Object.freeze({
-    sealed: true,
+    replyCacheCheck: () => 'always' as const,
     async read(token: string, nowSeconds: number, maxLifetime: number) {
       return fromClaims(open(ring, token), nowSeconds, maxLifetime)
     },

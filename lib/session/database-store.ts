@@ -2,11 +2,11 @@ import type { SessionRecord } from '../config/types'
 import { isCanonicalBase64url } from '../crypto/base64url'
 import { digest } from '../crypto/mac'
 import { randomToken } from '../crypto/random'
-import { callStore, type ExpressSessionStore } from '../store/session-store'
+import { callStore, type ExpressSessionStore } from '../store/express-session-store'
 import type { SessionIndex } from '../store/types'
 import { isRecord } from '../util/object'
 import { fromClaims, toClaims } from './record'
-import type { SessionStore } from './store'
+import type { SessionStore } from './record-store'
 import { listedInStore } from './store-listing'
 
 /** 32 random bytes, base64url as issued: anything else in the cookie is refused before the store is asked. */
@@ -133,7 +133,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       await destroy(sid)
     },
 
-    vouch: (record: SessionRecord) => vouched.get(record) ?? null,
+    replyCacheCheck: (record: SessionRecord) => vouched.get(record) ?? null,
 
     async removeAll(userId: string, nowSeconds: number) {
       const sids = await index.members(userId, nowSeconds)

@@ -1,18 +1,14 @@
 import type { Response } from 'express'
-import type { CookieDef } from '../config/cookies'
 import type { SessionRecord, SessionUser } from '../config/types'
 import { ConfigurationError } from '../errors'
 import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChunked } from '../http/chunked-cookie'
+import type { CookieIo } from '../http/cookies'
 import type { Revocations } from '../store/types'
 import { replyCache, type ReplyCacheLimits } from './reply-cache'
-import type { SessionStore } from './store'
+import type { SessionStore } from './record-store'
 
-/** The request's session cookie: its parsed cookies, the cookie's definition and the response. */
-export interface SessionCookie {
-  readonly cookies: Record<string, unknown>
-  readonly def: CookieDef
-  readonly res?: Response
-}
+/** The request's session cookie (no response where it is only read: `getSession(req)`). */
+export type SessionCookie = CookieIo<Response | undefined>
 
 export interface NewSession {
   userId: string
@@ -78,7 +74,7 @@ export function createSessionManager(
   revocations: SessionRevocations,
   options: ManagerOptions = {},
 ): SessionManager {
-  const reusable = store.sealed === true || store.vouch !== undefined
+  const reusable = store.replyCacheCheck !== undefined
   const replies = reusable && options.replies ? replyCache(timing, options.replies) : null
   const peek = revocations.peek === undefined ? null : revocations.peek.bind(revocations)
 
@@ -161,10 +157,10 @@ export function createSessionManager(
     remember(cookie: SessionCookie, record: SessionRecord, reply: string) {
       if (replies === null || peek === null) return
       // A database record is remembered only while the store can tell it is still the one it holds.
-      const current = store.sealed ? undefined : store.vouch?.(record)
-      if (current === null) return
+      const check = store.replyCacheCheck?.(record) ?? null
+      if (check === null) return
       const token = readChunked(cookie.cookies, cookie.def.name)
-      if (token !== null) replies.set(token, record, reply, current)
+      if (token !== null) replies.set(token, record, reply, check === 'always' ? undefined : check)
     },
   })
 }

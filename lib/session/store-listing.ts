@@ -1,4 +1,4 @@
-import { callStore, type ExpressSessionStore } from '../store/session-store'
+import { callStore, type ExpressSessionStore } from '../store/express-session-store'
 import type { SessionIndex } from '../store/types'
 import { isRecord } from '../util/object'
 

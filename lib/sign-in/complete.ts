@@ -4,7 +4,7 @@ import { sendRedirect } from '../http/reply'
 import { safeCallbackUrl } from '../urls/callback-url'
 import { askSignIn, type SignInQuestion } from './decide'
 import { rebindFlows } from './flow'
-import { userForLog } from '../providers/email-runtime'
+import { userForLog } from '../providers/email/runtime'
 
 export interface SignInInput extends SignInQuestion {
   /** Already validated. */

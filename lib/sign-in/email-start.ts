@@ -1,15 +1,15 @@
 import type { Context } from '../context'
 import { randomToken } from '../crypto/random'
-import { emailIdentifier } from '../providers/email-address'
+import { emailIdentifier } from '../providers/email/address'
 import {
   addressHash,
   addressWithinLimit,
   ipWithinLimit,
   keepToken,
   type EmailRuntime,
-} from '../providers/email-runtime'
-import { sendSignInMail } from '../providers/email-send'
-import { until } from '../providers/email-timing'
+} from '../providers/email/runtime'
+import { sendSignInMail } from '../providers/email/send'
+import { until } from '../providers/email/timing'
 import { safeCallbackUrl } from '../urls/callback-url'
 import { providerUrls } from '../urls/provider-urls'
 import { askSignIn } from './decide'

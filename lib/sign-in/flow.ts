@@ -1,10 +1,8 @@
-import type { Response } from 'express'
-import type { CookieDef } from '../config/cookies'
 import { open, seal } from '../crypto/jwe'
 import type { KeyRing } from '../crypto/keys'
 import { mac, safeEqual, verifyMac } from '../crypto/mac'
 import { randomToken } from '../crypto/random'
-import { clearCookie, setCookie } from '../http/cookies'
+import { clearCookie, setCookie, type CookieIo } from '../http/cookies'
 
 /**
  * One OAuth sign-in in progress, sealed in its own cookie `<flow cookie>.<flow id>` for at most 15
@@ -39,13 +37,6 @@ export interface FlowKeys {
   readonly state: KeyRing
 }
 
-/** The request's cookies and the response, for the flow cookies. */
-export interface FlowCookies {
-  readonly cookies: Record<string, unknown>
-  readonly def: CookieDef
-  readonly res: Response
-}
-
 export const FLOW_LIFETIME = 15 * 60
 /** Several tabs may sign in at once; past this many flows, the oldest is dropped. */
 const MAX_FLOWS = 4
@@ -60,7 +51,7 @@ const MAX_FLOW_COOKIES_READ = 8
 const now = () => Math.floor(Date.now() / 1000)
 
 /** Starts a flow: sets its cookie and returns the `state` to send to the provider. */
-export function beginFlow(keys: FlowKeys, io: FlowCookies, csrfToken: string, flow: Flow): string {
+export function beginFlow(keys: FlowKeys, io: CookieIo, csrfToken: string, flow: Flow): string {
   const id = randomToken(12)
   const r = randomToken(16)
   const s = mac(keys.state.current, csrfToken, flow.provider, id, r)
@@ -81,7 +72,7 @@ export function beginFlow(keys: FlowKeys, io: FlowCookies, csrfToken: string, fl
  */
 export function checkFlow(
   keys: FlowKeys,
-  io: FlowCookies,
+  io: CookieIo,
   provider: string,
   state: unknown,
   csrfToken: string | null,
@@ -113,7 +104,7 @@ export function checkFlow(
  */
 export function rebindFlows(
   keys: FlowKeys,
-  io: FlowCookies,
+  io: CookieIo,
   oldToken: string,
   newToken: string,
   completed?: string,
@@ -141,7 +132,7 @@ function isBound(keys: FlowKeys, sealed: SealedFlow, id: string, csrfToken: stri
  * Before a new flow of `size` characters: drops flow cookies that do not open, then the oldest
  * flows until at most MAX_FLOWS - 1 remain and all of them with the new one fit MAX_FLOW_BYTES.
  */
-function makeRoom(keys: FlowKeys, io: FlowCookies, size: number): void {
+function makeRoom(keys: FlowKeys, io: CookieIo, size: number): void {
   const live: Array<{ name: string; exp: number; size: number }> = []
   for (const [name, , value] of flowCookies(io)) {
     const sealed = openFlow(keys, value)
@@ -157,7 +148,7 @@ function makeRoom(keys: FlowKeys, io: FlowCookies, size: number): void {
 }
 
 /** The request's flow cookies: name, flow id and value, at most MAX_FLOW_COOKIES_READ of them. */
-function* flowCookies(io: FlowCookies): Generator<[string, string, unknown]> {
+function* flowCookies(io: CookieIo): Generator<[string, string, unknown]> {
   const prefix = `${io.def.name}.`
   let seen = 0
   for (const [name, value] of Object.entries(io.cookies)) {

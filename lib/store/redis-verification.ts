@@ -1,4 +1,4 @@
-import type { VerificationRecord, VerificationStore } from '../providers/verification-store'
+import type { VerificationRecord, VerificationStore } from './verification'
 import { parseJsonObject } from '../util/json'
 import type { RedisRunner } from './redis'
 

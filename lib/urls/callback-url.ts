@@ -1,5 +1,4 @@
-import type { RedirectCallbackParams } from '../config/types'
-import type { BaseUrl } from '../config/url'
+import type { BaseUrl } from './base-url'
 import type { Log } from '../logger'
 import { parseHttpUrl } from './http-url'
 
@@ -12,6 +11,14 @@ const UNSAFE = /[\u0000-\u001f\u007f\\]/
  * up to twelve), since that is what travels in a flow cookie or an e-mail link.
  */
 export const MAX_CALLBACK_URL_LENGTH = 2048
+
+/** What the app's `redirect` callback is shown (`callbacks.redirect` in the options). */
+export interface RedirectCallbackParams {
+  /** The already-validated absolute target. */
+  url: string
+  /** The origin of the service URL. */
+  baseUrl: string
+}
 
 /**
  * The redirect target a callbackUrl may name: a relative path resolved against the service's

@@ -1,4 +1,4 @@
-import type { BaseUrl } from '../config/url'
+import type { BaseUrl } from './base-url'
 
 /** A provider's two absolute URLs, as `GET /providers` lists them and OAuth's `redirect_uri` uses them. */
 export function providerUrls(base: BaseUrl, id: string): { signinUrl: string; callbackUrl: string } {

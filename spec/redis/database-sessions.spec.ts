@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
 import { redisSessionStore } from '../../lib'
-import { callStore } from '../../lib/store/session-store'
+import { callStore } from '../../lib/store/express-session-store'
 import { configError } from '../support/config-error'
 import { sharedRedis, type SharedRedis } from '../support/redis'
 import { describeStoreContract } from '../support/store-contract'

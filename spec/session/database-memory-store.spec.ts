@@ -1,5 +1,5 @@
 import session from 'express-session'
-import { callStore } from '../../lib/store/session-store'
+import { callStore } from '../../lib/store/express-session-store'
 import { describeStoreContract } from '../support/store-contract'
 
 // express-session's own MemoryStore stands for every store of the ecosystem: the package uses only

@@ -1,6 +1,6 @@
 import session from 'express-session'
 import type { Redis } from 'ioredis'
-import { callStore } from '../../lib/store/session-store'
+import { callStore } from '../../lib/store/express-session-store'
 import { sharedRedis, type SharedRedis } from '../support/redis'
 import { describeStoreContract } from '../support/store-contract'
 

@@ -2,7 +2,7 @@ import { jwtDecrypt } from 'jose'
 import type { CookieDef } from '../../lib/config/cookies'
 import { cookieStore } from '../../lib/session/cookie-store'
 import { createSessionManager, type SessionCookie, type SessionTiming } from '../../lib/session/manager'
-import type { SessionStore } from '../../lib/session/store'
+import type { SessionStore } from '../../lib/session/record-store'
 import type { Revocations } from '../../lib/store/types'
 import { clockAt, setClock } from '../support/clock'
 import { expectCookie, setCookies } from '../support/cookies'
@@ -240,7 +240,7 @@ describe('the session manager', () => {
 
     it('works without a response (nothing to set)', async () => {
       const record = await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).create(
-        { cookies: {}, def: DEF },
+        { cookies: {}, def: DEF, res: undefined },
         { userId: 'github:2', user: {} },
       )
       expect(record.expiresAt).toBe(VALID_AT + 3600)

@@ -3,7 +3,7 @@ import type { SessionRecord } from '../../lib/config/types'
 import { cookieStore } from '../../lib/session/cookie-store'
 import { createSessionManager, type SessionRevocations, type SessionTiming } from '../../lib/session/manager'
 import { REPLY_CACHE_LIMITS, replyCache } from '../../lib/session/reply-cache'
-import type { SessionStore } from '../../lib/session/store'
+import type { SessionStore } from '../../lib/session/record-store'
 import { clockAt, setClock } from '../support/clock'
 import { fakeResponse } from '../support/fake-response'
 import { jweSpellings } from '../support/respell'
@@ -185,15 +185,21 @@ describe('the session manager with replies reused', () => {
 
   it.each([
     ['replies are not reused (a session callback or event runs per request)', {}, revocations, true],
-    ['the store is not sealed and cannot vouch for its records', { replies: REPLY_CACHE_LIMITS }, revocations, false],
+    [
+      'the store cannot tell how long its records hold (no replyCacheCheck)',
+      { replies: REPLY_CACHE_LIMITS },
+      revocations,
+      false,
+    ],
     [
       'the revocations cannot answer without I/O',
       { replies: REPLY_CACHE_LIMITS },
       { ...revocations, peek: undefined },
       true,
     ],
-  ])('never remembers when %s', async (_label, options, revs, sealed) => {
-    const store = { ...cookieStore(RING), sealed }
+  ])('never remembers when %s', async (_label, options, revs, checked) => {
+    const { replyCacheCheck, ...unchecked } = cookieStore(RING)
+    const store = checked ? { ...unchecked, replyCacheCheck } : unchecked
     const sessions = createSessionManager(store, TIMING_30, revs, options)
     const cookie = cookieOf(VECTORS.ada)
     sessions.remember(cookie, (await sessions.read(cookie))!, 'the reply')

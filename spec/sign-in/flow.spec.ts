@@ -8,9 +8,9 @@ import {
   MAX_FLOW_BYTES,
   rebindFlows,
   type Flow,
-  type FlowCookies,
   type FlowKeys,
 } from '../../lib/sign-in/flow'
+import type { CookieIo } from '../../lib/http/cookies'
 import { clockAt, setClock } from '../support/clock'
 import { isCleared, setCookieLines, setCookies } from '../support/cookies'
 import { fakeResponse } from '../support/fake-response'
@@ -45,7 +45,7 @@ class Browser {
   /** The Set-Cookie lines of the last request. */
   setCookies: string[] = []
 
-  send<T>(act: (io: FlowCookies) => T): T {
+  send<T>(act: (io: CookieIo) => T): T {
     const { res, sent } = fakeResponse()
     const result = act({ cookies: { ...this.cookies }, def, res })
     this.setCookies = setCookieLines(sent)

@@ -26,7 +26,7 @@ function cookieSessions(revocations: SessionRevocations) {
       const { res, sent } = fakeResponse()
       await sessions.create({ cookies: {}, def: DEF, res }, { userId, user: { name: userId } })
       const cookies = Object.fromEntries(setCookies(sent).map((cookie) => [cookie.name, cookie.value]))
-      return { cookies, def: DEF }
+      return { cookies, def: DEF, res: undefined }
     },
   }
 }

@@ -1,5 +1,5 @@
 import { chooseCallbackUrl, MAX_CALLBACK_URL_LENGTH, safeCallbackUrl } from '../../lib/urls/callback-url'
-import { baseUrl } from '../../lib/config/url'
+import { baseUrl } from '../../lib/urls/base-url'
 
 const base = baseUrl('https://app.example.com', '/api/auth')
 const trusted = new Set(['https://admin.example.com'])

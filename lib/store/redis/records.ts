@@ -3,7 +3,7 @@ import type { TrackedReads } from './held'
 
 /**
  * The express-session records under `prefix` (what connect-redis keeps at `prefix + sid`), read the
- * way lib/store/redis-session-store.ts reads them (JSON, a value that does not parse being no
+ * way lib/store/connect-redis.ts reads them (JSON, a value that does not parse being no
  * session), through tracked reads; `indexKey` names a user's index (lib/store/redis-state.ts).
  */
 export function trackedRecords(tracked: TrackedReads, prefix: string, indexKey: (userId: string) => string) {

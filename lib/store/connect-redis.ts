@@ -2,7 +2,7 @@ import type { SessionData } from 'express-session'
 import { ConfigurationError } from '../errors'
 import { parseJsonObject } from '../util/json'
 import { connectRedis } from '../util/lazy'
-import type { ExpressSessionStore } from './session-store'
+import type { ExpressSessionStore } from './express-session-store'
 import { isRedisClient, type RedisClient } from './redis'
 
 /**

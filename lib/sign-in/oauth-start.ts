@@ -1,7 +1,7 @@
 import type { Context } from '../context'
 import { randomToken } from '../crypto/random'
-import { extraParams, startAuthorization } from '../providers/oauth-authorize'
-import type { OAuthRuntime } from '../providers/registry'
+import { extraParams, startAuthorization } from '../providers/oauth/authorize'
+import type { OAuthRuntime } from '../providers/oauth/registry'
 import { providerUrls } from '../urls/provider-urls'
 import { beginFlow } from './flow'
 

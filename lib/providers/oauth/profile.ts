@@ -1,4 +1,4 @@
-import type { OAuthTokens, ProviderUser } from './types'
+import type { OAuthTokens, ProviderUser } from '../types'
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 const firstValue = (list: unknown) =>

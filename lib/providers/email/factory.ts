@@ -1,9 +1,9 @@
-import { ConfigurationError } from '../errors'
-import { nodemailer } from '../util/lazy'
-import { isRecord } from '../util/object'
-import { hasControls } from '../logger'
-import type { EmailProvider, MailTransport, VerificationRequest } from './types'
-import type { VerificationStore } from './verification-store'
+import { ConfigurationError } from '../../errors'
+import { nodemailer } from '../../util/lazy'
+import { isRecord } from '../../util/object'
+import { hasControls } from '../../logger'
+import type { EmailProvider, MailTransport, VerificationRequest } from '../types'
+import type { VerificationStore } from '../../store/verification'
 
 export interface EmailOptions {
   /** The sender, e.g. `'auth@example.com'` or `'Example <auth@example.com>'`. */

@@ -1,5 +1,3 @@
-import type { Flow } from '../sign-in/flow'
-
 /**
  * passport-oauth2's state store interface, adapted to our flows. The store keeps nothing itself:
  * `store` receives, as the `state` option of authenticate(), a function that starts the flow, and
@@ -7,6 +5,11 @@ import type { Flow } from '../sign-in/flow'
  * (state, flow cookie, CSRF binding) before Passport ran.
  */
 export const CHECKED_FLOW = Symbol('express-auth-service checked flow')
+
+/** What the store reads of the flow the callback checked (the whole flow is lib/sign-in/flow.ts's). */
+export interface CheckedFlow {
+  readonly verifier?: string
+}
 
 export interface FlowStart {
   begin(verifier: string | undefined): string
@@ -23,7 +26,7 @@ export const flowStateStore = Object.freeze({
       done(error as Error)
     }
   },
-  verify(req: { [CHECKED_FLOW]?: Flow }, _state: unknown, _meta: unknown, done: Done): void {
+  verify(req: { [CHECKED_FLOW]?: CheckedFlow }, _state: unknown, _meta: unknown, done: Done): void {
     const flow = req[CHECKED_FLOW]
     if (!flow) return done(null, false, { message: 'the state or the flow cookie did not match' })
     // A string is the PKCE verifier (passport-oauth2 sends it with the code); true means no PKCE.

@@ -1,5 +1,5 @@
 import OAuth2Strategy, { InternalOAuthError } from 'passport-oauth2'
-import { isRecord } from '../util/object'
+import { isRecord } from '../../util/object'
 
 /**
  * passport-oauth2 with a userinfo endpoint: the strategy for oauth2() and oidc() providers. The

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors'
-import { isRecord } from '../util/object'
+import { isRecord } from './object'
 
 /** Option checks whose messages name the option, the bad value and the fix. */
 

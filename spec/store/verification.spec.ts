@@ -1,6 +1,6 @@
-import { memoryVerificationStore } from '../../lib/providers/verification-store'
+import { memoryVerificationStore } from '../../lib/store/verification'
 import { clockAt } from '../support/clock'
-import { verificationStoreContract } from './verification-store.contract'
+import { verificationStoreContract } from './verification.contract'
 
 verificationStoreContract('the in-memory store', () => memoryVerificationStore())
 

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors'
-import { parseHttpUrl } from '../urls/http-url'
+import { parseHttpUrl } from './http-url'
 
 /** The service URL, split once: every absolute URL the service emits is built from it. */
 export interface BaseUrl {

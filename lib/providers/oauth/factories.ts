@@ -1,7 +1,7 @@
-import { ConfigurationError } from '../errors'
-import type { OAuth2Provider, OAuthCheck, OidcProvider, StrategyProvider, ProfileMapper, StrategyClass } from './types'
-import { parseHttpUrl } from '../urls/http-url'
-import { isRecord } from '../util/object'
+import { ConfigurationError } from '../../errors'
+import type { OAuth2Provider, OAuthCheck, OidcProvider, StrategyProvider, ProfileMapper, StrategyClass } from '../types'
+import { parseHttpUrl } from '../../urls/http-url'
+import { isRecord } from '../../util/object'
 
 /**
  * The provider factories an app puts in `providers`. Each checks its own options when it is

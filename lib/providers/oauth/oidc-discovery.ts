@@ -1,6 +1,6 @@
-import type { Jwk } from '../crypto/jws'
-import { isRecord } from '../util/object'
-import type { OidcProvider } from './types'
+import type { Jwk } from '../../crypto/jws'
+import { isRecord } from '../../util/object'
+import type { OidcProvider } from '../types'
 
 /** What discovery gives (only the fields used here). */
 export interface OidcMetadata {

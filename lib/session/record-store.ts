@@ -7,17 +7,14 @@ import type { SessionRecord } from '../config/types'
  */
 export interface SessionStore {
   /**
-   * True when the token is the sealed record itself (the cookie store): one token always opens to the
-   * same record, so what it answered can be remembered by its exact value. A database token names a
-   * record that changes (renewal, update, sign-out), so it is never remembered this way.
+   * For the reply cache of `GET /session` only (reply-cache.ts), not part of keeping records: how
+   * long the answer about a record this store just read may be reused for the same token. 'always'
+   * when the token is the sealed record itself (the cookie store: one token always opens to the same
+   * record); a check that the record is still what the store holds (a database store kept current in
+   * memory, lib/store/redis/); null when the store cannot tell without I/O. A store
+   * without it has no answer reused.
    */
-  readonly sealed?: boolean
-  /**
-   * For a record this store just read: a check that it is still what the store holds (a database
-   * store kept current in memory, lib/store/redis/), so that what it answered can be
-   * remembered while the check holds; null when the store cannot tell without I/O.
-   */
-  vouch?(record: SessionRecord): (() => boolean) | null
+  readonly replyCacheCheck?: (record: SessionRecord) => 'always' | (() => boolean) | null
   /** The record for a token, or null for anything invalid, expired (or past `maxLifetime`) or unknown. Never throws for bad input. */
   read(token: string, nowSeconds: number, maxLifetime: number): Promise<SessionRecord | null>
   /** Stores the record and returns the token for the cookie (`previous` when the store keeps tokens). */

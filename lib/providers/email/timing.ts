@@ -1,4 +1,4 @@
-import { randomBuffer } from '../crypto/random'
+import { randomBuffer } from '../../crypto/random'
 
 /**
  * How long an accepted send takes, so that a refused recipient's answer takes as long. A mail

@@ -1,6 +1,6 @@
 import type { Context } from '../context'
-import { finishAuthorization } from '../providers/oauth-authorize'
-import type { OAuthRuntime } from '../providers/registry'
+import { finishAuthorization } from '../providers/oauth/authorize'
+import type { OAuthRuntime } from '../providers/oauth/registry'
 import { sendRedirect } from '../http/reply'
 import { providerUrls } from '../urls/provider-urls'
 import { completeSignIn } from './complete'

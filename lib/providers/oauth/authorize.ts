@@ -1,12 +1,11 @@
 import type { Request } from 'express'
-import { errorText, outsideText } from '../logger'
-import { CHECKED_FLOW, type FlowStart } from './passport-state-store'
-import type { Flow } from '../sign-in/flow'
+import { errorText, outsideText } from '../../logger'
+import { CHECKED_FLOW, type CheckedFlow, type FlowStart } from './passport-state-store'
 import { verifyIdToken } from './id-token'
 import { runStrategy, type StrategyResult } from './passport-adapter'
 import { defaultProfile, toTokens } from './profile'
 import { AUTHORIZATION_PARAMS, type OAuthRegistry, type OAuthRuntime } from './registry'
-import type { OAuthTokens, ProviderUser } from './types'
+import type { OAuthTokens, ProviderUser } from '../types'
 
 /** Parameters an app's extra authorization parameters can never replace. */
 const PROTECTED = new Set([
@@ -81,6 +80,11 @@ export type Finished =
   | { kind: 'signedIn'; user: ProviderUser; account: Account & OAuthTokens; profile: Record<string, unknown> }
   | { kind: 'failed'; reason: string }
 
+/** What the token exchange reads of the flow the callback checked (the whole flow is lib/sign-in/flow.ts's). */
+interface FlowSecrets extends CheckedFlow {
+  readonly nonce?: string
+}
+
 /**
  * Handles the provider's answer for a flow the caller has already checked: the code is exchanged
  * with the flow's PKCE verifier, the ID token verified (OIDC), and the user mapped.
@@ -89,7 +93,7 @@ export async function finishAuthorization(
   registry: OAuthRegistry,
   runtime: OAuthRuntime,
   req: Request,
-  input: StrategyInput & { callbackURL: string; flow: Flow; iss: string | null },
+  input: StrategyInput & { callbackURL: string; flow: FlowSecrets; iss: string | null },
 ): Promise<Finished> {
   const ready = await runtime.ready()
   if (!ready) return { kind: 'failed', reason: 'the provider could not be set up (see the discovery error)' }

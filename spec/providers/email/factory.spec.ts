@@ -1,8 +1,8 @@
 import request from 'supertest'
-import { auth, email, type VerificationRecord, type VerificationStore } from '../../lib'
-import { makeApp, SECRET } from '../support/app'
-import { configError } from '../support/config-error'
-import { csrfPair } from '../support/csrf'
+import { auth, email, type VerificationRecord, type VerificationStore } from '../../../lib'
+import { makeApp, SECRET } from '../../support/app'
+import { configError } from '../../support/config-error'
+import { csrfPair } from '../../support/csrf'
 
 const SEND = { sendVerificationRequest: () => undefined }
 

@@ -1,8 +1,16 @@
 import OAuth2Strategy from 'passport-oauth2'
-import { auth, ConfigurationError, oauth2, oidc, passportStrategy, type LogEntry, type OAuthProvider } from '../../lib'
-import { extraParams } from '../../lib/providers/oauth-authorize'
-import { defaultProfile, toTokens } from '../../lib/providers/profile'
-import { restoreClock, useClock } from '../support/clock'
+import {
+  auth,
+  ConfigurationError,
+  oauth2,
+  oidc,
+  passportStrategy,
+  type LogEntry,
+  type OAuthProvider,
+} from '../../../lib'
+import { extraParams } from '../../../lib/providers/oauth/authorize'
+import { defaultProfile, toTokens } from '../../../lib/providers/oauth/profile'
+import { restoreClock, useClock } from '../../support/clock'
 
 class GitHubLikeStrategy extends OAuth2Strategy {}
 

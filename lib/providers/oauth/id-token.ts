@@ -1,6 +1,6 @@
-import { errorText } from '../logger'
-import { decodeJws, verifyJws, type Jwk } from '../crypto/jws'
-import { safeEqual } from '../crypto/mac'
+import { errorText } from '../../logger'
+import { decodeJws, verifyJws, type Jwk } from '../../crypto/jws'
+import { safeEqual } from '../../crypto/mac'
 import type { JwksCache } from './oidc-discovery'
 
 /** Tolerated clock difference with the provider, in seconds. */

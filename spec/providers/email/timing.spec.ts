@@ -1,4 +1,4 @@
-import { sendTimes, until } from '../../lib/providers/email-timing'
+import { sendTimes, until } from '../../../lib/providers/email/timing'
 
 /** The time a refused recipient's answer is made to take: one of the recent accepted sends', within the deadline. */
 describe('sendTimes', () => {

@@ -1,8 +1,8 @@
-import { renderSignInMail } from '../pages/email'
-import type { Messages } from '../pages/messages'
-import { withDeadline } from '../util/deadline'
-import { until, type SendTimes } from './email-timing'
-import type { EmailProvider, VerificationRequest } from './types'
+import { renderSignInMail } from '../../pages/email'
+import type { Messages } from '../../pages/messages'
+import { withDeadline } from '../../util/deadline'
+import { until, type SendTimes } from './timing'
+import type { EmailProvider, VerificationRequest } from '../types'
 
 /**
  * How a send went. `refused`: the mail server refused the recipient (at RCPT TO: no such mailbox,

@@ -1,13 +1,13 @@
-import { keyRing, type KeyRing } from '../crypto/keys'
-import { mac } from '../crypto/mac'
-import { clientKey } from '../http/client-key'
-import type { Log } from '../logger'
-import type { RedisRunner } from '../store/redis'
-import { redisVerificationStore } from '../store/redis-verification'
-import type { Limiter, ServerState } from '../store/types'
-import { sendTimes, type SendTimes } from './email-timing'
-import { memoryVerificationStore, type VerificationRecord, type VerificationStore } from './verification-store'
-import type { EmailProvider, ProviderInfo } from './types'
+import { keyRing, type KeyRing } from '../../crypto/keys'
+import { mac } from '../../crypto/mac'
+import { clientKey } from '../../http/client-key'
+import type { Log } from '../../logger'
+import type { RedisRunner } from '../../store/redis'
+import { redisVerificationStore } from '../../store/redis-verification'
+import type { Limiter, ServerState } from '../../store/types'
+import { sendTimes, type SendTimes } from './timing'
+import { memoryVerificationStore, type VerificationRecord, type VerificationStore } from '../../store/verification'
+import type { EmailProvider, ProviderInfo } from '../types'
 
 /** What e-mail sign-in needs at run time, built once by `auth()`. */
 export interface EmailRuntime {

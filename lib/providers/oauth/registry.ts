@@ -1,12 +1,12 @@
 import { Passport } from 'passport'
 import type OAuth2Strategy from 'passport-oauth2'
-import { errorText, type Log } from '../logger'
+import { errorText, type Log } from '../../logger'
 import { limitOAuthRequests } from './deadline'
 import { UserinfoStrategy } from './userinfo-strategy'
 import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
 import { flowStateStore } from './passport-state-store'
-import type { OAuthProvider, ProviderInfo } from './types'
-import { parseHttpUrl } from '../urls/http-url'
+import type { OAuthProvider, ProviderInfo } from '../types'
+import { parseHttpUrl } from '../../urls/http-url'
 
 /** A Passport instance of our own (the class's instances, not the global singleton's type). */
 export type PassportInstance = InstanceType<typeof Passport>
