@@ -4,13 +4,12 @@ import { AuthError, isAuthError } from './errors'
 import { serviceFor } from './http/base'
 import { readBody } from './http/body'
 import { readCookies } from './http/cookies'
-import { sendError, type ErrorAnswer } from './http/error-response'
-import { sendJson } from './http/reply'
+import { errorAnswer, sendError } from './http/error-response'
 import { relativePath } from './http/mount'
 import { Context, type Handler } from './context'
 import type { Services } from './services'
 import { callback } from './routes/callback'
-import { CLIENT_LOG_BODY_LIMIT, clientLog } from './routes/client-log'
+import { clientLog } from './routes/client-log'
 import { csrf } from './routes/csrf'
 import { invalidCsrf, type CsrfFailure } from './csrf/failure'
 import { crossSiteRefused } from './csrf/origin'
@@ -61,7 +60,8 @@ const ROUTES: ReadonlyMap<string, Route> = new Map(
     error: { GET: error },
     'assets/style.css': { GET: stylesheet },
     // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
-    _log: { POST: clientLog, csrf: EXEMPT, bodyLimit: CLIENT_LOG_BODY_LIMIT },
+    // An entry is a level, a code and a short message: a few hundred bytes.
+    _log: { POST: clientLog, csrf: EXEMPT, bodyLimit: 4096 },
   } satisfies Record<string, Route>),
 )
 
@@ -76,7 +76,7 @@ export function createRouter(svc: Services): Router {
       .catch((err: unknown) => {
         if (!isAuthError(err)) return next(err)
         if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
-        sendError(req, res, err, errorAnswer(svc, req, res))
+        sendError(req, res, err, errorAnswer(svc.languages, svc.config.base?.href, req, res))
       })
       .catch(next)
   })
@@ -102,7 +102,7 @@ async function dispatch(
   if (!handler) {
     const allow = [route.GET ? 'GET, HEAD' : '', route.POST ? 'POST' : ''].filter(Boolean).join(', ')
     return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), {
-      ...errorAnswer(svc, req, res),
+      ...errorAnswer(svc.languages, svc.config.base?.href, req, res),
       headers: { Allow: allow },
     })
   }
@@ -138,7 +138,7 @@ async function dispatch(
     // The client asked for `{"url"}` (the NextAuth client's signIn and signOut): it gets the error
     // page's URL with the error's status, not a page it cannot read as JSON.
     if (!json || !isAuthError(error) || error.code === 'Configuration' || res.headersSent) throw error
-    sendJson(res, error.status, JSON.stringify({ url: ctx.serviceUrl('/error', { error: error.code }) }))
+    ctx.redirectToError(error.code, error.status)
   }
 }
 
@@ -171,12 +171,6 @@ async function countRequest(ctx: Context): Promise<void> {
   ctx.svc.log('debug', 'request.rate_limited', 'a client made too many sign-in requests', { retryAfter: wait })
   ctx.res.setHeader('Retry-After', String(wait))
   throw new AuthError('TooManyRequests', 'too many sign-in requests from this client')
-}
-
-/** How an error page is answered here: linked to the sign-in page, in the request's language. */
-export function errorAnswer(svc: Services, req: Request, res: Response): ErrorAnswer {
-  if (svc.languages.negotiated) res.vary('Accept-Language')
-  return { base: svc.config.base?.href, messages: svc.languages.pick(req.headers['accept-language']) }
 }
 
 function decodeSegment(segment: string): string {

@@ -105,18 +105,3 @@ export async function addressWithinLimit(runtime: EmailRuntime, identifier: stri
 async function consumed(limiter: Limiter, key: string): Promise<boolean> {
   return (await limiter.consume(key)) === null
 }
-
-/**
- * How a log entry names a user: the user id, except an e-mail sign-in's own `email:{address}`,
- * which is named by the address's keyed hash (logs never hold an address).
- */
-export function userForLog(
-  runtime: EmailRuntime | null,
-  userId: string | undefined,
-): { userId?: string; addressHash?: string } {
-  if (userId === undefined) return {}
-  const prefix = runtime ? `${runtime.provider.id}:` : null
-  if (runtime && prefix && userId.startsWith(prefix))
-    return { addressHash: addressHash(runtime, userId.slice(prefix.length)) }
-  return { userId }
-}
