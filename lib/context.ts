@@ -25,12 +25,12 @@ export class Context {
     readonly base: BaseUrl,
     readonly cookieSet: CookieSet,
     readonly cookies: Record<string, unknown>,
-    /** The `:provider` segment, for the routes that have one. */
-    readonly provider: string | undefined,
+    /** The `:provider` segment (a provider's id), for the routes that have one. */
+    readonly providerId: string | undefined,
     /** The parsed POST body (empty for GET). */
     readonly body: Record<string, unknown>,
     /** The client asked for `{"url": …}` instead of a redirect (body `json=true` or `X-Auth-Return-Redirect: 1`). */
-    readonly json: boolean,
+    readonly jsonMode: boolean,
   ) {}
 
   /** The query string, parsed on first use: the hot path (GET /session) never reads it. */
@@ -75,7 +75,7 @@ export class Context {
 
   /** `302 Location`, or `{"url"}` in JSON mode. */
   redirect(url: string, jsonStatus = 200): void {
-    if (this.json) sendJson(this.res, jsonStatus, JSON.stringify({ url }), true)
+    if (this.jsonMode) sendJson(this.res, jsonStatus, JSON.stringify({ url }), true)
     else sendRedirect(this.res, url)
   }
 

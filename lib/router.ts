@@ -8,14 +8,14 @@ import { errorAnswer, sendError } from './http/error-response'
 import { relativePath } from './http/mount'
 import { Context, type Handler } from './context'
 import type { Services } from './services'
-import { callback } from './routes/callback'
+import { providerCallback } from './routes/callback'
 import { clientLog } from './routes/client-log'
-import { csrf } from './routes/csrf'
+import { csrfTokenJson } from './routes/csrf'
 import { invalidCsrf, type CsrfFailure } from './csrf/failure'
 import { crossSiteRefused } from './csrf/origin'
 import { clientKey } from './http/client-key'
-import { error } from './routes/error'
-import { providers } from './routes/providers'
+import { errorPage } from './routes/error'
+import { providersJson } from './routes/providers'
 import { getSession } from './routes/session'
 import { updateSession } from './routes/session-update'
 import { signInPage } from './routes/signin-page'
@@ -47,17 +47,17 @@ const EXEMPT = 'exempt'
  */
 const ROUTES: ReadonlyMap<string, Route> = new Map(
   Object.entries({
-    csrf: { GET: csrf },
-    providers: { GET: providers },
+    csrf: { GET: csrfTokenJson },
+    providers: { GET: providersJson },
     session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
     signin: { GET: signInPage },
     'signin/:provider': { POST: signInWithProvider, csrf: invalidCsrf.backTo('/signin'), limited: true },
     // An OAuth provider's redirect carries no CSRF token: `state` and the flow cookie bind it instead.
     // The e-mail link's POST checks its own token, because its answer to a bad one is the link itself.
-    'callback/:provider': { GET: callback, POST: callback, csrf: EXEMPT, limited: true },
+    'callback/:provider': { GET: providerCallback, POST: providerCallback, csrf: EXEMPT, limited: true },
     signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
     'verify-request': { GET: verifyRequest },
-    error: { GET: error },
+    error: { GET: errorPage },
     'assets/style.css': { GET: stylesheet },
     // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
     // An entry is a level, a code and a short message: a few hundred bytes.
@@ -148,7 +148,7 @@ async function dispatch(
  */
 function refusedAsCrossSite(ctx: Context, key: string): boolean {
   const { svc } = ctx
-  if (key === 'callback/:provider' && ctx.provider !== svc.email?.provider.id) return false
+  if (key === 'callback/:provider' && ctx.providerId !== svc.email?.provider.id) return false
   return crossSiteRefused(ctx.req.headers, ctx.base.origin, svc.config.trustedOrigins)
 }
 

@@ -15,7 +15,7 @@ export async function formActionOrigins(ctx: Context, providers: boolean): Promi
   }
   if (providers) {
     const runtimes = config.providers.flatMap(({ id, type }) => (type === 'oauth' ? (oauth.get(id) ?? []) : []))
-    await Promise.all(runtimes.map((runtime) => runtime.discovered()))
+    await Promise.all(runtimes.map((runtime) => runtime.awaitDiscovery()))
     for (const runtime of runtimes) {
       const origin = runtime.authorizationOrigin()
       if (origin === undefined) return null
