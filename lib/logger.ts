@@ -33,7 +33,10 @@ export interface LogEntry {
   [field: string]: unknown
 }
 
-/** Route entries into pino with `(e) => pino[e.level](e)`, or winston with `(e) => winston.log(e)`. */
+/**
+ * A function given every entry: winston with `(e) => winston.log(e)`, say. A pino logger needs no
+ * function: pass it itself (`logger: pino()`), and each entry goes to the method of its level.
+ */
 export type Logger = (entry: LogEntry) => void
 
 export type Log = (level: LogLevel, event: LogEvent, message: string, fields?: Record<string, unknown>) => void

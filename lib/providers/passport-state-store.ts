@@ -1,11 +1,11 @@
 import type { Flow } from '../sign-in/flow'
 
-/**
- * passport-oauth2's state store interface, adapted to our flows. The store keeps nothing itself:
- * `store` receives, as the `state` option of authenticate(), a function that starts the flow, and
- * `verify` finds, on the request Passport is given, the flow the callback route already checked
- * (state, flow cookie, CSRF binding) before Passport ran.
- */
+// passport-oauth2's state store interface, adapted to our flows. The store keeps nothing itself:
+// `store` receives, as the `state` option of authenticate(), a function that starts the flow, and
+// `verify` finds, on the request Passport is given, the flow the callback route already checked
+// (state, flow cookie, CSRF binding) before Passport ran.
+
+/** Where `verify` finds the checked flow on the request Passport is given. */
 export const CHECKED_FLOW = Symbol('express-auth-service checked flow')
 
 export interface FlowStart {

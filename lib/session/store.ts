@@ -9,7 +9,8 @@ export interface SessionStore {
   /**
    * True when the token is the sealed record itself (the cookie store): one token always opens to the
    * same record, so what it answered can be remembered by its exact value. A database token names a
-   * record that changes (renewal, update, sign-out), so it is never remembered this way.
+   * record that changes (renewal, update, sign-out), so its answer is remembered only while `vouch`'s
+   * check holds.
    */
   readonly sealed?: boolean
   /**

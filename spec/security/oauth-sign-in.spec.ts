@@ -3,10 +3,10 @@ import { captureOutput, expectNoLeaks, RecordingBrowser, type Secrets } from './
 import { signInWith, startOAuthApp, type OAuthApp } from './oauth-setup'
 
 /**
- * Issue 13, OAuth sign-in that works, and the cookie session it makes: read (renewed once a second old,
- * `updateAge: 1`, so renewed cookies are made too), updated, opened with a cookie that does not
- * open (a debug entry), and signed out. Nothing any of it used is in any log entry, at any level,
- * or in anything written to stdout, stderr or the console.
+ * No secret reaches a log in an OAuth sign-in that works, and the cookie session it makes: read
+ * (renewed once a second old, `updateAge: 1`, so renewed cookies are made too), updated, opened
+ * with a cookie that does not open (a debug entry), and signed out. Nothing any of it used is in
+ * any log entry, at any level, or in anything written to stdout, stderr or the console.
  */
 
 const logged = captureOutput()

@@ -5,11 +5,11 @@ import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp, type EmailAp
 import { captureOutput, expectNoLeaks, type RecordingBrowser, type Secrets } from './leaks'
 
 /**
- * Issue 13, database sessions over a real Redis of this spec's own (sessions, e-mail links, rate
- * limits and revocations all live there): sessions read, updated, ended one at a time and
- * everywhere (by the user, and by the app's revokeSessions), and through a Redis outage (stopped,
- * then started again). The database session cookie (the token whose hash keys the record) and
- * the address are what a log must not hold; neither must ioredis's own complaints, which go to
+ * No secret reaches a log with database sessions over a real Redis of this spec's own (sessions,
+ * e-mail links, rate limits and revocations all live there): sessions read, updated, ended one at a
+ * time and everywhere (by the user, and by the app's revokeSessions), and through a Redis outage
+ * (stopped, then started again). The database session cookie (the token whose hash keys the record)
+ * and the address are what a log must not hold; neither must ioredis's own complaints, which go to
  * the console, while Redis is down.
  */
 
