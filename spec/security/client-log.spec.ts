@@ -1,6 +1,6 @@
-import { stopAll } from '../flows/email-harness'
-import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp, type EmailApp } from './email-setup'
-import { captureOutput, expectNoLeaks, stringsOf, type RecordingBrowser, type Secrets } from './leaks'
+import { stopAll } from '../support/email-harness'
+import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp, type EmailApp } from '../support/email-setup'
+import { captureOutput, expectNoLeaks, stringsOf, type RecordingBrowser, type Secrets } from '../support/leaks'
 
 /**
  * POST /_log, the v4 client's log beacon, logs no secret and never above `warn`, even from a

@@ -10,9 +10,9 @@ import {
   stopAll,
   verifyRequestUrl,
   withParams,
-} from '../flows/email-harness'
-import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp } from './email-setup'
-import { captureOutput, expectNoLeaks } from './leaks'
+} from '../support/email-harness'
+import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp } from '../support/email-setup'
+import { captureOutput, expectNoLeaks } from '../support/leaks'
 
 /**
  * No secret reaches a log in e-mail sign-in: the link asked for, opened, confirmed and signed in

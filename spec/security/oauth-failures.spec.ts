@@ -1,5 +1,5 @@
-import { captureOutput, expectNoLeaks, RecordingBrowser, type Secrets } from './leaks'
-import { keepExchanges, signInWith, startOAuthApp, type OAuthApp } from './oauth-setup'
+import { captureOutput, expectNoLeaks, RecordingBrowser, type Secrets } from '../support/leaks'
+import { keepExchanges, signInWith, startOAuthApp, type OAuthApp } from '../support/oauth-setup'
 
 /**
  * No secret reaches a log when an OAuth sign-in fails: the user cancelling, the IdP refusing the

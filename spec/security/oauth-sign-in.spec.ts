@@ -1,6 +1,6 @@
 import { restoreClock, useClock } from '../support/clock'
-import { captureOutput, expectNoLeaks, RecordingBrowser, type Secrets } from './leaks'
-import { signInWith, startOAuthApp, type OAuthApp } from './oauth-setup'
+import { captureOutput, expectNoLeaks, RecordingBrowser, type Secrets } from '../support/leaks'
+import { signInWith, startOAuthApp, type OAuthApp } from '../support/oauth-setup'
 
 /**
  * No secret reaches a log in an OAuth sign-in that works, and the cookie session it makes: read

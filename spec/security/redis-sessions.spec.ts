@@ -1,8 +1,8 @@
 import type Redis from 'ioredis'
-import { confirm, confirmForm, openLink, stopAll } from '../flows/email-harness'
+import { confirm, confirmForm, openLink, stopAll } from '../support/email-harness'
 import { ownRedis, untilReady, type OwnRedis } from '../support/redis'
-import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp, type EmailApp } from './email-setup'
-import { captureOutput, expectNoLeaks, type RecordingBrowser, type Secrets } from './leaks'
+import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp, type EmailApp } from '../support/email-setup'
+import { captureOutput, expectNoLeaks, type RecordingBrowser, type Secrets } from '../support/leaks'
 
 /**
  * No secret reaches a log with database sessions over a real Redis of this spec's own (sessions,

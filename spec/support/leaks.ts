@@ -1,8 +1,8 @@
 import { format } from 'node:util'
 import type { LogEntry, Logger } from '../../lib'
 import { defaultLogger } from '../../lib/logger'
-import { Browser } from '../support/browser'
-import { CookieJar, splitSetCookie } from '../support/cookie-jar'
+import { Browser } from './browser'
+import { CookieJar, splitSetCookie } from './cookie-jar'
 
 /**
  * The harness that proves nothing secret reaches a log. A spec collects the secrets a flow really

@@ -1,7 +1,7 @@
 import { oauth2, oidc, passportStrategy, type AuthOptions, type LogEntry } from '../../lib'
-import { freeSite, serve } from '../support/app'
-import { startIdp, type Idp } from '../support/idp'
-import { freePort } from '../support/process'
+import { freeSite, serve } from './app'
+import { startIdp, type Idp } from './idp'
+import { freePort } from './process'
 import { thirdPartyStrategy } from './third-party-strategy'
 
 /**

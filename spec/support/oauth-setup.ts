@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { oauth2, oidc, passportStrategy, type AuthOptions } from '../../lib'
-import { freeSite, serve, type Served } from '../support/app'
-import { freePort } from '../support/process'
-import { thirdPartyStrategy } from '../flows/third-party-strategy'
+import { freeSite, serve, type Served } from './app'
+import { freePort } from './process'
+import { thirdPartyStrategy } from './third-party-strategy'
 import { startProxiedIdp, type ProxiedIdp, type TokenExchange } from './idp-proxy'
 import { RecordingBrowser, Secrets } from './leaks'
 
