@@ -1,8 +1,8 @@
-import { oauth2, oidc, passportStrategy, type AuthOptions, type LogEntry } from '../../lib'
+import { oidc, type AuthOptions, type LogEntry } from '../../lib'
 import { freeSite, serve } from './app'
 import { startIdp, type Idp } from './idp'
 import { freePort } from './process'
-import { thirdPartyStrategy } from './third-party-strategy'
+import { discover, oauthProviders } from './oauth-providers'
 
 /**
  * The real thing on loopback: the app on `localhost`, the oidc-provider identity provider on
@@ -14,12 +14,6 @@ export interface Harness {
   idp: Idp
   logs: LogEntry[]
   stop(): Promise<void>
-}
-
-interface Discovery {
-  authorization_endpoint: string
-  token_endpoint: string
-  userinfo_endpoint: string
 }
 
 export async function startHarness(options: Partial<AuthOptions> = {}): Promise<Harness> {
@@ -42,37 +36,20 @@ export async function startHarness(options: Partial<AuthOptions> = {}): Promise<
       },
     ],
   })
-  const meta = (await (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json()) as Discovery
+  const five = oauthProviders(idp.issuer, await discover(idp.issuer), {
+    client: 'app-secret',
+    wrong: 'not-the-secret',
+    deadPort,
+  })
   const served = await serve(
     {
       providers: [
-        oidc({ id: 'oidc', name: 'Demo', issuer: idp.issuer, clientId: 'app', clientSecret: 'app-secret' }),
+        five.oidc,
         oidc({ id: 'second', name: 'Second', issuer: idp.issuer, clientId: 'second', clientSecret: 'second-secret' }),
-        oauth2({
-          id: 'plain',
-          name: 'Plain',
-          clientId: 'app',
-          clientSecret: 'app-secret',
-          authorizationUrl: meta.authorization_endpoint,
-          tokenUrl: meta.token_endpoint,
-          userinfoUrl: meta.userinfo_endpoint,
-          scope: 'openid email profile',
-        }),
-        oidc({ id: 'wrongsecret', issuer: idp.issuer, clientId: 'app', clientSecret: 'not-the-secret' }),
-        oauth2({
-          id: 'deadtoken',
-          clientId: 'app',
-          clientSecret: 'app-secret',
-          authorizationUrl: meta.authorization_endpoint,
-          tokenUrl: `http://127.0.0.1:${deadPort}/token`,
-          scope: 'openid',
-        }),
-        passportStrategy({
-          id: 'passport',
-          name: 'Passport',
-          strategy: thirdPartyStrategy(idp.issuer, meta),
-          options: { clientID: 'app', clientSecret: 'app-secret', scope: ['openid', 'email', 'profile'] },
-        }),
+        five.plain,
+        five.wrongsecret,
+        five.deadtoken,
+        five.passport,
         oidc({ id: 'offline', issuer: `http://127.0.0.1:${deadPort}`, clientId: 'x', clientSecret: 'y' }),
       ],
       ...options,
