@@ -5,12 +5,12 @@ import type { BaseUrl } from './urls/base-url'
 import { keyRing } from './crypto/keys'
 import { createCsrf } from './csrf'
 import { ConfigurationError } from './errors'
+import { userForLog } from './logger'
 import { createHelpers, type AuthHelpers } from './helpers'
-import { createEmailRuntime } from './providers/email/runtime'
+import { addressHash, createEmailRuntime } from './providers/email/runtime'
 import { createOAuthRegistry } from './providers/oauth/registry'
 import type { ProviderInfo } from './providers/types'
 import { createRouter } from './router'
-import { createClientLogLimiter } from './routes/client-log'
 import type { Services } from './services'
 import { cookieStore } from './session/cookie-store'
 import { databaseStore } from './session/database-store'
@@ -30,6 +30,9 @@ import { providerUrls } from './urls/provider-urls'
 
 export type AuthRouter = Router & AuthHelpers
 
+/** `POST /_log` entries a client IP may send per minute. */
+const CLIENT_LOG_ENTRIES_PER_MINUTE = 30
+
 /**
  * The Router factory: `app.use('/api/auth', auth(options))`. Everything that can be done once is
  * done here (options checked, keys derived, stores and providers built), so that the router's
@@ -47,6 +50,7 @@ export function auth(options?: AuthOptions): AuthRouter {
   const config = resolveConfig(options)
   const server = serverState(config)
   const { state, redis } = server
+  const email = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
@@ -55,10 +59,11 @@ export function auth(options?: AuthOptions): AuthRouter {
       replies: config.callbacks.session || config.events.session ? null : REPLY_CACHE_LIMITS,
     }),
     log: config.log,
+    userForLog: userForLog(email && { id: email.provider.id, hash: (address) => addressHash(email, address) }),
     providersJson: providersJsonFor(config.providers),
     oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
-    email: createEmailRuntime(config.providers, config.secrets, config.log, state, redis),
-    clientLogLimiter: createClientLogLimiter(state),
+    email,
+    clientLogLimiter: state.limiter('client-log', CLIENT_LOG_ENTRIES_PER_MINUTE, 60),
     languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
     flowKeys: Object.freeze({

@@ -23,12 +23,12 @@ export class Context {
     readonly base: BaseUrl,
     readonly cookieSet: CookieSet,
     readonly cookies: Record<string, unknown>,
-    /** The `:provider` segment, for the routes that have one. */
-    readonly provider: string | undefined,
+    /** The `:provider` segment (a provider's id), for the routes that have one. */
+    readonly providerId: string | undefined,
     /** The parsed POST body (empty for GET). */
     readonly body: Record<string, unknown>,
     /** The client asked for `{"url": …}` instead of a redirect (body `json=true` or `X-Auth-Return-Redirect: 1`). */
-    readonly json: boolean,
+    readonly jsonMode: boolean,
   ) {}
 
   /** The query string, parsed on first use: the hot path (GET /session) never reads it. */
@@ -73,8 +73,16 @@ export class Context {
 
   /** `302 Location`, or `{"url"}` in JSON mode. */
   redirect(url: string, jsonStatus = 200): void {
-    if (this.json) sendJson(this.res, jsonStatus, JSON.stringify({ url }), true)
+    if (this.jsonMode) sendJson(this.res, jsonStatus, JSON.stringify({ url }), true)
     else sendRedirect(this.res, url)
+  }
+
+  /**
+   * Sends the user to the error page, `{base}/error?error=<code>`: `302 Location`, or `{"url"}` in
+   * JSON mode (with `jsonStatus`). Every error page the package sends a user to goes through here.
+   */
+  redirectToError(code: string, jsonStatus = 200): void {
+    this.redirect(this.serviceUrl('/error', { error: code }), jsonStatus)
   }
 
   /** An absolute URL under the service: `{base}/signin?error=…`. */
@@ -88,32 +96,6 @@ export class Context {
     const url = new URL(page, this.base.origin)
     for (const [name, value] of this.query) url.searchParams.append(name, value)
     return url.href
-  }
-
-  /**
-   * What a page's forms may reach, redirects included (Chromium applies CSP `form-action` to the
-   * redirects after a form POST): this site, the trusted origins and the app's own pages; with
-   * `providers`, also every OAuth provider's authorization endpoint (OIDC discovery is awaited for
-   * it, unless it failed a moment ago), and `formActionOrigins`. Null when a strategy's endpoint
-   * is unknown: the page then has no `form-action` rather than a sign-in button that cannot work.
-   */
-  async formAction(providers: boolean): Promise<readonly string[] | null> {
-    const { config, oauth } = this.svc
-    const origins = new Set<string>([...config.trustedOrigins, ...config.formActionOrigins])
-    for (const page of Object.values(config.pages)) {
-      if (typeof page === 'string' && !page.startsWith('/')) origins.add(new URL(page).origin)
-    }
-    if (providers) {
-      const runtimes = config.providers.flatMap(({ id, type }) => (type === 'oauth' ? (oauth.get(id) ?? []) : []))
-      await Promise.all(runtimes.map((runtime) => runtime.discovered()))
-      for (const runtime of runtimes) {
-        const origin = runtime.authorizationOrigin()
-        if (origin === undefined) return null
-        origins.add(origin)
-      }
-    }
-    origins.delete(this.base.origin)
-    return [...origins]
   }
 
   /** The texts for this request's language; the answer then varies by Accept-Language. */

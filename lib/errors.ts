@@ -87,3 +87,9 @@ export class ConfigurationError extends AuthError {
 export function isAuthError(value: unknown): value is AuthError {
   return value instanceof AuthError
 }
+
+/** For `.catch()`: undefined when the store did not answer (`ServiceUnavailable`); anything else is thrown on. */
+export function undefinedIfUnavailable(error: unknown): undefined {
+  if (isAuthError(error) && error.code === 'ServiceUnavailable') return undefined
+  throw error
+}

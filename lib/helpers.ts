@@ -3,12 +3,10 @@ import type { Session } from './config/types'
 import { serviceFor } from './http/base'
 import { readCookies } from './http/cookies'
 import { AuthError, isAuthError } from './errors'
-import { prefersJson, sendError } from './http/error-response'
+import { errorAnswer, prefersJson, sendError } from './http/error-response'
 import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
 import { clientSession } from './session/shape'
-import { userForLog } from './providers/email/runtime'
-import { errorAnswer } from './router'
 
 /** The host app's helpers, carried by the router `auth()` returns. */
 export interface AuthHelpers {
@@ -61,7 +59,7 @@ export function createHelpers(svc: Services): AuthHelpers {
       // The store does not answer: a 503 of ours (the page or `{"error":"ServiceUnavailable"}`),
       // not a 500 of the app's; anything else is the app's own error (its session callback's).
       if (isAuthError(error) && error.code === 'ServiceUnavailable')
-        return sendError(req, res, error, errorAnswer(svc, req, res))
+        return sendError(req, res, error, errorAnswer(svc.languages, config.base?.href, req, res))
       return next(error)
     }
     if (session) {
@@ -72,7 +70,7 @@ export function createHelpers(svc: Services): AuthHelpers {
     const service = serviceOf(req)
     if (service === null) {
       return sendError(req, res, new AuthError('InvalidHost', 'the Host header is not a host name'), {
-        messages: errorAnswer(svc, req, res).messages,
+        messages: errorAnswer(svc.languages, config.base?.href, req, res).messages,
       })
     }
     const { base } = service
@@ -93,12 +91,7 @@ export function createHelpers(svc: Services): AuthHelpers {
     if (typeof userId !== 'string' || userId === '')
       throw new TypeError('revokeSessions(userId) takes the user id of a session (SessionRecord.userId)')
     await svc.sessions.revokeAll(userId)
-    svc.log(
-      'info',
-      'signout.everywhere',
-      'every session of a user was revoked by the app',
-      userForLog(svc.email, userId),
-    )
+    svc.log('info', 'signout.everywhere', 'every session of a user was revoked by the app', svc.userForLog(userId))
   }
 
   return Object.freeze({ getSession, requireAuth, revokeSessions })

@@ -33,7 +33,10 @@ export interface LogEntry {
   [field: string]: unknown
 }
 
-/** Route entries into pino with `(e) => pino[e.level](e)`, or winston with `(e) => winston.log(e)`. */
+/**
+ * A function given every entry: winston with `(e) => winston.log(e)`, say. A pino logger needs no
+ * function: pass it itself (`logger: pino()`), and each entry goes to the method of its level.
+ */
 export type Logger = (entry: LogEntry) => void
 
 export type Log = (level: LogLevel, event: LogEvent, message: string, fields?: Record<string, unknown>) => void
@@ -110,4 +113,21 @@ export function createLog(logger: Logger | false): Log {
 /** Whether `text` holds a character the default logger would escape (a line break, say). */
 export function hasControls(text: string): boolean {
   return text.search(CONTROLS) !== -1
+}
+
+/** How a log entry names a user: `{ userId }`, or `{ addressHash }` for an e-mail sign-in's own user id. */
+export type UserForLog = (userId: string | undefined) => { userId?: string; addressHash?: string }
+
+/**
+ * Names users in log entries by their user id, except an e-mail sign-in's own `{provider id}:{address}`,
+ * which is named by the address's keyed hash (`hash`): logs never hold an address.
+ */
+export function userForLog(emailSignIn: { readonly id: string; hash(address: string): string } | null): UserForLog {
+  if (emailSignIn === null) return (userId) => (userId === undefined ? {} : { userId })
+  const prefix = `${emailSignIn.id}:`
+  return (userId) => {
+    if (userId === undefined) return {}
+    if (userId.startsWith(prefix)) return { addressHash: emailSignIn.hash(userId.slice(prefix.length)) }
+    return { userId }
+  }
 }

@@ -4,19 +4,18 @@ import { AuthError, isAuthError } from './errors'
 import { serviceFor } from './http/base'
 import { readBody } from './http/body'
 import { readCookies } from './http/cookies'
-import { sendError, type ErrorAnswer } from './http/error-response'
-import { sendJson } from './http/reply'
+import { errorAnswer, sendError } from './http/error-response'
 import { relativePath } from './http/mount'
 import { Context, type Handler } from './context'
 import type { Services } from './services'
-import { callback } from './routes/callback'
-import { CLIENT_LOG_BODY_LIMIT, clientLog } from './routes/client-log'
-import { csrf } from './routes/csrf'
+import { providerCallback } from './routes/callback'
+import { clientLog } from './routes/client-log'
+import { csrfTokenJson } from './routes/csrf'
 import { invalidCsrf, type CsrfFailure } from './csrf/failure'
 import { crossSiteRefused } from './csrf/origin'
 import { clientKey } from './http/client-key'
-import { error } from './routes/error'
-import { providers } from './routes/providers'
+import { errorPage } from './routes/error'
+import { providersJson } from './routes/providers'
 import { getSession } from './routes/session'
 import { updateSession } from './routes/session-update'
 import { signInPage } from './routes/signin-page'
@@ -48,20 +47,21 @@ const EXEMPT = 'exempt'
  */
 const ROUTES: ReadonlyMap<string, Route> = new Map(
   Object.entries({
-    csrf: { GET: csrf },
-    providers: { GET: providers },
+    csrf: { GET: csrfTokenJson },
+    providers: { GET: providersJson },
     session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
     signin: { GET: signInPage },
     'signin/:provider': { POST: signInWithProvider, csrf: invalidCsrf.backTo('/signin'), limited: true },
     // An OAuth provider's redirect carries no CSRF token: `state` and the flow cookie bind it instead.
     // The e-mail link's POST checks its own token, because its answer to a bad one is the link itself.
-    'callback/:provider': { GET: callback, POST: callback, csrf: EXEMPT, limited: true },
+    'callback/:provider': { GET: providerCallback, POST: providerCallback, csrf: EXEMPT, limited: true },
     signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
     'verify-request': { GET: verifyRequest },
-    error: { GET: error },
+    error: { GET: errorPage },
     'assets/style.css': { GET: stylesheet },
     // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
-    _log: { POST: clientLog, csrf: EXEMPT, bodyLimit: CLIENT_LOG_BODY_LIMIT },
+    // An entry is a level, a code and a short message: a few hundred bytes.
+    _log: { POST: clientLog, csrf: EXEMPT, bodyLimit: 4096 },
   } satisfies Record<string, Route>),
 )
 
@@ -76,7 +76,7 @@ export function createRouter(svc: Services): Router {
       .catch((err: unknown) => {
         if (!isAuthError(err)) return next(err)
         if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
-        sendError(req, res, err, errorAnswer(svc, req, res))
+        sendError(req, res, err, errorAnswer(svc.languages, svc.config.base?.href, req, res))
       })
       .catch(next)
   })
@@ -102,7 +102,7 @@ async function dispatch(
   if (!handler) {
     const allow = [route.GET ? 'GET, HEAD' : '', route.POST ? 'POST' : ''].filter(Boolean).join(', ')
     return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), {
-      ...errorAnswer(svc, req, res),
+      ...errorAnswer(svc.languages, svc.config.base?.href, req, res),
       headers: { Allow: allow },
     })
   }
@@ -141,7 +141,7 @@ async function dispatch(
     // The client asked for `{"url"}` (the NextAuth client's signIn and signOut): it gets the error
     // page's URL with the error's status, not a page it cannot read as JSON.
     if (!json || !isAuthError(error) || error.code === 'Configuration' || res.headersSent) throw error
-    sendJson(res, error.status, JSON.stringify({ url: ctx.serviceUrl('/error', { error: error.code }) }))
+    ctx.redirectToError(error.code, error.status)
   }
 }
 
@@ -151,7 +151,7 @@ async function dispatch(
  */
 function refusedAsCrossSite(ctx: Context, key: string): boolean {
   const { svc } = ctx
-  if (key === 'callback/:provider' && ctx.provider !== svc.email?.provider.id) return false
+  if (key === 'callback/:provider' && ctx.providerId !== svc.email?.provider.id) return false
   return crossSiteRefused(ctx.req.headers, ctx.base.origin, svc.config.trustedOrigins)
 }
 
@@ -174,12 +174,6 @@ async function countRequest(ctx: Context): Promise<void> {
   ctx.svc.log('debug', 'request.rate_limited', 'a client made too many sign-in requests', { retryAfter: wait })
   ctx.res.setHeader('Retry-After', String(wait))
   throw new AuthError('TooManyRequests', 'too many sign-in requests from this client')
-}
-
-/** How an error page is answered here: linked to the sign-in page, in the request's language. */
-export function errorAnswer(svc: Services, req: Request, res: Response): ErrorAnswer {
-  if (svc.languages.negotiated) res.vary('Accept-Language')
-  return { base: svc.config.base?.href, messages: svc.languages.pick(req.headers['accept-language']) }
 }
 
 function decodeSegment(segment: string): string {

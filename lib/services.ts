@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from './config'
 import type { BaseUrl } from './urls/base-url'
 import type { Csrf } from './csrf'
-import type { Log } from './logger'
+import type { Log, UserForLog } from './logger'
 import type { Languages } from './pages/languages'
 import type { EmailRuntime } from './providers/email/runtime'
 import type { OAuthRegistry } from './providers/oauth/registry'
@@ -15,6 +15,8 @@ export interface Services {
   readonly csrf: Csrf
   readonly sessions: SessionManager
   readonly log: Log
+  /** How log entries name a user (an e-mail address only by its keyed hash). */
+  readonly userForLog: UserForLog
   /** The `GET /providers` body, built once per service URL. */
   readonly providersJson: (base: BaseUrl) => string
   readonly oauth: OAuthRegistry

@@ -4,11 +4,10 @@ import { decodeBase64url } from './base64url'
 import { randomBuffer } from './random'
 import type { KeyRing } from './keys'
 
-/**
- * Compact JWE with `alg: dir` and `enc: A256GCM` (RFC 7516), written on node:crypto directly:
- * the session hot path opens one of these per request, and WebCrypto's per-call overhead is
- * measurable there. Tokens are interchangeable with the `jose` library (see spec/crypto).
- */
+// Compact JWE with `alg: dir` and `enc: A256GCM` (RFC 7516), written on node:crypto directly:
+// the session hot path opens one of these per request, and WebCrypto's per-call overhead is
+// measurable there. Tokens are interchangeable with the `jose` library (see spec/crypto).
+
 const HEADER = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM' })).toString('base64url')
 /** Longer than any session we would write (chunks are joined before opening). */
 const MAX_TOKEN_LENGTH = 64 * 1024

@@ -1,15 +1,14 @@
 import { randomBytes, randomFillSync } from 'node:crypto'
 import { startupSnapshot } from 'node:v8'
 
-/**
- * The one source of randomness in the package: the operating system's CSPRNG through OpenSSL. Each
- * call into it costs about 4 µs, nearly all of it fixed, which is most of what a new CSRF token
- * costs; so small draws are served from a pool of POOL_BYTES, filled when first needed (never when
- * the module loads) and again once spent. It is small (16 tokens of 32 bytes) so that few unissued
- * secrets wait in memory, and every byte is zeroed in it as it is handed out. While a V8 startup
- * snapshot is being built the pool is not used at all: bytes drawn then would be baked into the
- * snapshot, the same in every process started from it (spec/crypto/random-snapshot.spec.ts).
- */
+// The one source of randomness in the package: the operating system's CSPRNG through OpenSSL. Each
+// call into it costs about 4 µs, nearly all of it fixed, which is most of what a new CSRF token
+// costs; so small draws are served from a pool of POOL_BYTES, filled when first needed (never when
+// the module loads) and again once spent. It is small (16 tokens of 32 bytes) so that few unissued
+// secrets wait in memory, and every byte is zeroed in it as it is handed out. While a V8 startup
+// snapshot is being built the pool is not used at all: bytes drawn then would be baked into the
+// snapshot, the same in every process started from it (spec/crypto/random-snapshot.spec.ts).
+
 const POOL_BYTES = 512
 /** Draws larger than this go to the CSPRNG directly. */
 const MAX_POOLED = 64

@@ -14,7 +14,7 @@ export const invalidCsrf = {
    */
   backTo(path: '/signin' | '/signout'): (ctx: Context) => Promise<void> {
     return async (ctx) => {
-      if (ctx.json)
+      if (ctx.jsonMode)
         sendJson(
           ctx.res,
           403,

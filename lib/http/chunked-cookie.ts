@@ -2,11 +2,11 @@ import type { Response } from 'express'
 import type { CookieDef } from '../config/cookies'
 import { clearCookie, setCookie } from './cookies'
 
-/**
- * A value too large for one cookie is split over `<name>.0`, `<name>.1`, … Browsers keep about
- * 4 KB per cookie (name, value and attributes), and Node refuses request headers over 16 KB in all,
- * so very large sessions belong in the database strategy.
- */
+// A value too large for one cookie is split over `<name>.0`, `<name>.1`, … Browsers keep about
+// 4 KB per cookie (name, value and attributes), and Node refuses request headers over 16 KB in all,
+// so very large sessions belong in the database strategy.
+
+/** Characters of a value per cookie. */
 export const CHUNK_SIZE = 3800
 /**
  * The most chunks a value may take. More would push a browser's Cookie header towards Node's 16 KB

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express'
 import type { AuthError } from '../errors'
 import { sendJson } from './reply'
 import { renderErrorPage } from './page-response'
+import type { Languages } from '../pages/languages'
 import type { Messages } from '../pages/messages'
 
 /** True when the client prefers JSON to HTML by its Accept header. */
@@ -17,6 +18,12 @@ export interface ErrorAnswer {
   readonly headers?: Readonly<Record<string, string>>
   /** The language's texts for the error page. Default: English. */
   readonly messages?: Messages
+}
+
+/** How an error page is answered: linked to the sign-in page under `base`, in the request's language. */
+export function errorAnswer(languages: Languages, base: string | undefined, req: Request, res: Response): ErrorAnswer {
+  if (languages.negotiated) res.vary('Accept-Language')
+  return { base, messages: languages.pick(req.headers['accept-language']) }
 }
 
 /** The answer to one of our errors: JSON `{ "error": code }` or the error page, by Accept. */

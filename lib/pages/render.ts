@@ -121,8 +121,8 @@ const MODELS: Models = {
 const CARRIES_TOKEN: ReadonlySet<ViewName> = new Set<ViewName>(['signin', 'signout', 'email-confirm'])
 
 /**
- * The package's own views/ folder: two levels above lib/http (ts-jest), three above
- * dist/lib/http (the build). Looked up by a file only this package has, and never further up,
+ * The package's own views/ folder: two levels above lib/pages (ts-jest), three above
+ * dist/lib/pages (the build). Looked up by a file only this package has, and never further up,
  * so that a host app's own views/ is never picked up.
  */
 function findViewsDir(from: string): string {

@@ -1,12 +1,7 @@
 import { clientKey } from '../http/client-key'
-import type { Limiter, ServerState } from '../store/types'
 import type { LogLevel } from '../logger'
 import { sendEmpty } from '../http/reply'
 import type { Context } from '../context'
-
-/** A beacon entry is a level, a code and a short message: a few hundred bytes. */
-export const CLIENT_LOG_BODY_LIMIT = 4096
-const ENTRIES_PER_MINUTE = 30
 
 /** Browsers report what went wrong; none of it is ours to shout about, so `warn` is the ceiling. */
 const LEVELS: ReadonlyMap<string, LogLevel> = new Map([
@@ -14,10 +9,6 @@ const LEVELS: ReadonlyMap<string, LogLevel> = new Map([
   ['warn', 'warn'],
   ['debug', 'debug'],
 ])
-
-export function createClientLogLimiter(state: ServerState): Limiter {
-  return state.limiter('client-log', ENTRIES_PER_MINUTE, 60)
-}
 
 /**
  * POST /_log: the v4 client's log beacon. Anyone can send it, so it is treated as data: a small

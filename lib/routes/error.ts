@@ -13,7 +13,7 @@ const STATUS: ReadonlyMap<string, number> = new Map([
 ])
 
 /** GET /error?error=<Code>: the app's error page, the sign-in page, or the built-in error page. */
-export async function error(ctx: Context): Promise<void> {
+export async function errorPage(ctx: Context): Promise<void> {
   const { pages } = ctx.svc.config
   if (pages.error) return sendRedirect(ctx.res, ctx.pageUrl(pages.error))
   const code = ctx.query.get('error') ?? 'Default'

@@ -1,11 +1,11 @@
 import { sendJson } from '../http/reply'
+import { ANSWERED_503, orAnswer503 } from '../http/unavailable'
 import type { SessionRecord } from '../config/types'
 import { isAuthError } from '../errors'
 import type { SessionCookie } from '../session/manager'
 import { toSessionData } from '../session/record'
 import { clientSession } from '../session/shape'
 import type { Context } from '../context'
-import { UNAVAILABLE, unlessUnavailable } from './session'
 
 /**
  * POST /session (the client's `update(data)`): the app's `update` callback decides what of `data`
@@ -14,8 +14,8 @@ import { UNAVAILABLE, unlessUnavailable } from './session'
 export async function updateSession(ctx: Context): Promise<void> {
   const { svc, res } = ctx
   const cookie = ctx.sessionCookie()
-  const found = svc.sessions.present(cookie) ? await unlessUnavailable(ctx, svc.sessions.read(cookie)) : null
-  if (found === UNAVAILABLE) return
+  const found = svc.sessions.present(cookie) ? await orAnswer503(res, svc.sessions.read(cookie)) : null
+  if (found === ANSWERED_503) return
   let record = found
   if (!record) return sendJson(res, 200, svc.config.emptySession, true)
   const newData = ctx.body.data
@@ -30,8 +30,8 @@ export async function updateSession(ctx: Context): Promise<void> {
       'callbacks.update answered something other than a JSON object or undefined: the session was left as it was',
     )
   } else if (data !== undefined) {
-    const saved = await unlessUnavailable(ctx, saveIfItFits(ctx, cookie, record, { ...record, data }))
-    if (saved === UNAVAILABLE) return
+    const saved = await orAnswer503(res, saveIfItFits(ctx, cookie, record, { ...record, data }))
+    if (saved === ANSWERED_503) return
     record = saved
   }
   const session = await clientSession(record, svc.config.callbacks, svc.log, 'update', newData)

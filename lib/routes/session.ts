@@ -1,5 +1,5 @@
-import { isAuthError } from '../errors'
 import { sendJson } from '../http/reply'
+import { ANSWERED_503, orAnswer503 } from '../http/unavailable'
 import { clientSession } from '../session/shape'
 import type { Context } from '../context'
 import type { SessionCookie } from '../session/manager'
@@ -20,8 +20,8 @@ export function getSession(ctx: Context): void | Promise<void> {
 
 async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
   const { svc, res } = ctx
-  const found = await unlessUnavailable(ctx, svc.sessions.read(cookie))
-  if (found === UNAVAILABLE) return
+  const found = await orAnswer503(res, svc.sessions.read(cookie))
+  if (found === ANSWERED_503) return
   if (!found) {
     svc.sessions.clear(cookie)
     svc.log(
@@ -31,8 +31,8 @@ async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
     )
     return sendJson(res, 200, svc.config.emptySession, true)
   }
-  const record = await unlessUnavailable(ctx, svc.sessions.renewIfDue(cookie, found))
-  if (record === UNAVAILABLE) return
+  const record = await orAnswer503(res, svc.sessions.renewIfDue(cookie, found))
+  if (record === ANSWERED_503) return
   const session = await clientSession(record, svc.config.callbacks, svc.log)
   if (session === null) return sendJson(res, 200, svc.config.emptySession, true)
   await ctx.emit('session', svc.config.events.session, { session, record })
@@ -40,20 +40,4 @@ async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
   // A renewed session's reply belongs to its new cookie (set on this response), not to this one.
   if (record === found) svc.sessions.remember(cookie, record, reply)
   sendJson(res, 200, reply, true)
-}
-
-export const UNAVAILABLE = Symbol('unavailable')
-
-/**
- * The store's answer, or (when it does not answer) `503 {}` sent with the cookie kept, as the wire
- * contract says: the client keeps its session and asks again later.
- */
-export async function unlessUnavailable<T>(ctx: Context, work: Promise<T>): Promise<T | typeof UNAVAILABLE> {
-  try {
-    return await work
-  } catch (error) {
-    if (!isAuthError(error) || error.code !== 'ServiceUnavailable') throw error
-    sendJson(ctx.res, 503, '{}', true)
-    return UNAVAILABLE
-  }
 }

@@ -2,6 +2,7 @@ import { safeCallbackUrl } from '../urls/callback-url'
 import { sendRedirect } from '../http/reply'
 import { renderPage } from '../http/page-response'
 import type { Context } from '../context'
+import { formActionOrigins } from '../sign-in/form-action'
 import { providerUrls } from '../urls/provider-urls'
 
 /**
@@ -29,6 +30,6 @@ export async function signInPage(ctx: Context): Promise<void> {
       ...(error === undefined ? {} : { error }),
       ...(ctx.query.get('email') ? { email: ctx.query.get('email')! } : {}),
     },
-    { formAction: await ctx.formAction(true), messages: ctx.messages() },
+    { formAction: await formActionOrigins(ctx, true), messages: ctx.messages() },
   )
 }

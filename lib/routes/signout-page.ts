@@ -2,6 +2,7 @@ import { safeCallbackUrl } from '../urls/callback-url'
 import { sendRedirect } from '../http/reply'
 import { renderPage } from '../http/page-response'
 import type { Context } from '../context'
+import { formActionOrigins } from '../sign-in/form-action'
 
 /** GET /signout: asks before signing out; the form POSTs with the CSRF token. Never signs out itself. */
 export async function signOutPage(ctx: Context): Promise<void> {
@@ -16,6 +17,6 @@ export async function signOutPage(ctx: Context): Promise<void> {
       csrfToken: ctx.csrfToken(),
       callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
     },
-    { formAction: await ctx.formAction(false), messages: ctx.messages() },
+    { formAction: await formActionOrigins(ctx, false), messages: ctx.messages() },
   )
 }

@@ -1,6 +1,5 @@
 import type { Context } from '../context'
-import { AuthError, isAuthError } from '../errors'
-import { userForLog } from '../providers/email/runtime'
+import { AuthError, undefinedIfUnavailable } from '../errors'
 
 /**
  * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its
@@ -16,14 +15,14 @@ export async function signOut(ctx: Context): Promise<void> {
   const everywhere = everywhereOf(ctx.body.everywhere)
   const cookie = ctx.sessionCookie()
   if (svc.sessions.present(cookie)) {
-    const record = await svc.sessions.read(cookie).catch(unlessUnavailable)
+    const record = await svc.sessions.read(cookie).catch(undefinedIfUnavailable)
     if (record === undefined && everywhere)
       throw new AuthError('ServiceUnavailable', 'the session store did not answer: nothing was signed out')
     if (record && everywhere) {
       await svc.sessions.revokeAll(record.userId)
-      svc.log('info', 'signout.everywhere', 'signed out of every session', userForLog(svc.email, record.userId))
+      svc.log('info', 'signout.everywhere', 'signed out of every session', svc.userForLog(record.userId))
     }
-    const removed = await svc.sessions.destroy(cookie, record ?? null).then(() => true, unlessUnavailable)
+    const removed = await svc.sessions.destroy(cookie, record ?? null).then(() => true, undefinedIfUnavailable)
     if (removed !== true) {
       svc.sessions.clear(cookie)
       throw new AuthError(
@@ -31,16 +30,10 @@ export async function signOut(ctx: Context): Promise<void> {
         'the session store did not answer: the cookie was cleared, the stored session was not',
       )
     }
-    svc.log('info', 'signout', 'signed out', userForLog(svc.email, record?.userId))
+    svc.log('info', 'signout', 'signed out', svc.userForLog(record?.userId))
     await ctx.emit('signOut', svc.config.events.signOut, { record: record ?? null })
   }
   ctx.redirect(await ctx.callbackTarget())
-}
-
-/** undefined for a store that did not answer; anything else is thrown on. */
-function unlessUnavailable(error: unknown): undefined {
-  if (isAuthError(error) && error.code === 'ServiceUnavailable') return undefined
-  throw error
 }
 
 /** `everywhere`: 'true' or true signs out everywhere; absent, 'false' or false does not; anything else is refused. */

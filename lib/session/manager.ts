@@ -54,8 +54,9 @@ export type SessionRevocations = Revocations & { peek?(userId: string): number |
 
 export interface ManagerOptions {
   /**
-   * Reuse `GET /session` replies by cookie value (sealed sessions only): set when nothing runs per
-   * request (no `session` callback, no `events.session`), so the reply depends on the record alone.
+   * Reuse `GET /session` replies by cookie value (sealed cookies, and database tokens while the store
+   * vouches for their record): set when nothing runs per request (no `session` callback, no
+   * `events.session`), so the reply depends on the record alone.
    */
   readonly replies?: ReplyCacheLimits | null
 }

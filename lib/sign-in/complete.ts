@@ -4,7 +4,6 @@ import { sendRedirect } from '../http/reply'
 import { safeCallbackUrl } from '../urls/callback-url'
 import { askSignIn, type SignInQuestion } from './decide'
 import { rebindFlows } from './flow'
-import { userForLog } from '../providers/email/runtime'
 
 export interface SignInInput extends SignInQuestion {
   /** Already validated. */
@@ -22,7 +21,7 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   const { svc } = ctx
   const { user, account, profile } = input
   const decision = await askSignIn(ctx, { user, account, ...(profile ? { profile } : {}) })
-  if (decision.kind === 'deny') return sendRedirect(ctx.res, ctx.serviceUrl('/error', { error: decision.code }))
+  if (decision.kind === 'deny') return ctx.redirectToError(decision.code)
   if (decision.kind === 'redirect')
     return sendRedirect(ctx.res, safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 
@@ -33,7 +32,7 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   })
   renewCsrf(ctx, input.flowId)
   svc.log('info', 'session.created', 'signed in', {
-    ...userForLog(svc.email, record.userId),
+    ...svc.userForLog(record.userId),
     provider: account.provider,
   })
   await ctx.emit('signIn', svc.config.events.signIn, { record })

@@ -1,4 +1,5 @@
 import type { Context } from '../context'
+import { formActionOrigins } from './form-action'
 import { renderPage } from '../http/page-response'
 import { sendRedirect } from '../http/reply'
 import { MAX_ADDRESS_LENGTH, normalizeAddress } from '../providers/email/address'
@@ -40,7 +41,7 @@ export async function showEmailLink(ctx: Context, runtime: EmailRuntime): Promis
       ...values,
       csrfToken: ctx.csrfToken(),
     },
-    { formAction: await ctx.formAction(false), messages: ctx.messages() },
+    { formAction: await formActionOrigins(ctx, false), messages: ctx.messages() },
   )
 }
 
@@ -50,7 +51,7 @@ function refuse(ctx: Context): void {
     'email.verification_failed',
     'an e-mail link was refused: unknown, expired, already used, or for another address',
   )
-  sendRedirect(ctx.res, ctx.serviceUrl('/error', { error: 'Verification' }))
+  ctx.redirectToError('Verification')
 }
 
 /**

@@ -25,7 +25,7 @@ import { askSignIn } from './decide'
 export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Promise<void> {
   const { svc } = ctx
   const { provider } = runtime
-  const failed = () => ctx.redirect(ctx.serviceUrl('/error', { error: 'EmailSignin' }))
+  const failed = () => ctx.redirectToError('EmailSignin')
   const sent = () => ctx.redirect(ctx.serviceUrl('/verify-request', { provider: provider.id, type: 'email' }))
   const identifier = emailIdentifier(ctx.param('email'), provider.normalizeIdentifier)
   if (identifier === null) {
@@ -38,7 +38,7 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
   const user = { id: identifier, email: identifier }
   const account = { provider: provider.id, type: 'email' as const, providerAccountId: identifier }
   const decision = await askSignIn(ctx, { user, account, email: { verificationRequest: true } })
-  if (decision.kind === 'deny') return ctx.redirect(ctx.serviceUrl('/error', { error: decision.code }))
+  if (decision.kind === 'deny') return ctx.redirectToError(decision.code)
   if (decision.kind === 'redirect')
     return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 

@@ -1,7 +1,6 @@
 import type { Context } from '../context'
 import { finishAuthorization } from '../providers/oauth/authorize'
 import type { OAuthRuntime } from '../providers/oauth/registry'
-import { sendRedirect } from '../http/reply'
 import { providerUrls } from '../urls/provider-urls'
 import { completeSignIn } from './complete'
 import { checkFlow } from './flow'
@@ -17,7 +16,7 @@ export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pr
   const { id } = runtime.provider
   const fail = (code: 'OAuthCallback' | 'AccessDenied', reason: string) => {
     svc.log(code === 'AccessDenied' ? 'info' : 'warn', 'callback.error', `provider ${id}: ${reason}`)
-    sendRedirect(ctx.res, ctx.serviceUrl('/error', { error: code }))
+    ctx.redirectToError(code)
   }
 
   // The package never relies on a strategy to have checked the flow.

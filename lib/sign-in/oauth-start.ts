@@ -33,5 +33,5 @@ export async function startOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pro
   })
   if (started.ok) return ctx.redirect(started.url)
   svc.log('error', 'callback.error', `provider ${provider.id}: the sign-in could not start: ${started.reason}`)
-  ctx.redirect(ctx.serviceUrl('/error', { error: 'OAuthSignin' }))
+  ctx.redirectToError('OAuthSignin')
 }

@@ -1,5 +1,5 @@
 import { AuthError } from '../errors'
-import { withDeadline } from '../util/deadline'
+import { withDeadline } from '../util/promise-deadline'
 import type { StoreHealth } from './health'
 
 /** withDeadline's message names this, so that a late answer is told from any other failure. */

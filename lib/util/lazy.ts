@@ -3,12 +3,11 @@ import type * as Nodemailer from 'nodemailer'
 import type * as ConnectRedis from 'connect-redis'
 import type * as Flexible from 'rate-limiter-flexible'
 
-/**
- * Dependencies that only some configurations use, loaded when one first does, so that an app pays
- * in memory only for what it configured (measured at start-up beside bare Express: nodemailer
- * 3 MB, rate-limiter-flexible's index 2 MB, connect-redis with express-session 0.5 MB; bench/README.md).
- * Node caches each module, so every call after the first is a look-up.
- */
+// Dependencies that only some configurations use, loaded when one first does, so that an app pays
+// in memory only for what it configured (measured at start-up beside bare Express: nodemailer
+// 3 MB, rate-limiter-flexible's index 2 MB, connect-redis with express-session 0.5 MB; bench/README.md).
+// Node caches each module, so every call after the first is a look-up.
+
 const load = createRequire(__filename)
 
 /** nodemailer: for an e-mail provider that sends through `server`. */

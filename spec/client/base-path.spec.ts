@@ -1,5 +1,5 @@
 import type { AuthOptions } from '../../lib'
-import { outcome, newAddress, signedInTo, stopAll, verifyRequestUrl } from '../flows/email-harness'
+import { outcome, newAddress, signedInTo, stopAll, verifyRequestUrl } from '../support/email-harness'
 import {
   closePages,
   followMailedLink,
@@ -7,7 +7,7 @@ import {
   returnTo,
   startEmailServiceAt,
   type ClientVersion,
-} from './client-harness'
+} from '../support/client-harness'
 
 /**
  * Both NextAuth clients, unchanged, with a base path of the app's own: the service's `url` is

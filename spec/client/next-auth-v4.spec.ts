@@ -1,5 +1,5 @@
-import { newAddress, outcome, signedInTo, startEmailService, stopAll, verifyRequestUrl } from '../flows/email-harness'
-import { closePages, followMailedLink, openPage, signInByEmail } from './client-harness'
+import { newAddress, outcome, signedInTo, startEmailService, stopAll, verifyRequestUrl } from '../support/email-harness'
+import { closePages, followMailedLink, openPage, signInByEmail } from '../support/client-harness'
 
 /**
  * next-auth 4's own client (`next-auth/react`), unchanged, against the package over HTTP: a page's

@@ -1,7 +1,7 @@
 import type { AuthOptions } from '../../lib'
 import { loadV4Client } from '../support/next-auth-client'
-import { newAddress, outcome, signedInTo, startEmailService, stopAll, verifyRequestUrl } from '../flows/email-harness'
-import { closePages, followMailedLink, openPage, signInByEmail } from './client-harness'
+import { newAddress, outcome, signedInTo, startEmailService, stopAll, verifyRequestUrl } from '../support/email-harness'
+import { closePages, followMailedLink, openPage, signInByEmail } from '../support/client-harness'
 
 /**
  * next-auth 5's own client (`next-auth/react` of 5.0.0-beta, bundled to CommonJS at spec time),

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core'
 import { launchChromium } from '../support/chromium'
-import { startHarness, type Harness } from './oauth-harness'
+import { startHarness, type Harness } from '../support/oauth-harness'
 
 let h: Harness
 let chromium: Browser

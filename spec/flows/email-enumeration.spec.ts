@@ -15,7 +15,7 @@ import {
   stopAll,
   useLink,
   verifyRequestUrl,
-} from './email-harness'
+} from '../support/email-harness'
 
 /**
  * A mail server that refuses unknown recipients (an organisation's own domain) must not tell a

@@ -16,7 +16,7 @@ import {
   verifyRequestUrl,
   type EmailOptions,
   type EmailService,
-} from './email-harness'
+} from '../support/email-harness'
 import { signInLink } from '../support/smtp'
 
 /**

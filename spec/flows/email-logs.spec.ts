@@ -21,7 +21,7 @@ import {
   verifyRequestUrl,
   withParams,
   type EmailOptions,
-} from './email-harness'
+} from '../support/email-harness'
 
 /**
  * What an operator reads in the log of an e-mail sign-in: an entry for each thing that happened,

@@ -26,7 +26,7 @@ import {
   verifyRequestUrl,
   withParams,
   type EmailOptions,
-} from './email-harness'
+} from '../support/email-harness'
 
 /**
  * Sign-in with a link sent by e-mail, over the wire: the service on localhost sends through

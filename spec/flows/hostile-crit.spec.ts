@@ -1,4 +1,4 @@
-import { expectRefused, expectSignedIn, useHostileHarness } from './hostile-harness'
+import { expectRefused, expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // RFC 7515 4.1.11: a JWS whose `crit` header names extensions the verifier does not understand
 // must be rejected, even when its signature is good. The package understands none.

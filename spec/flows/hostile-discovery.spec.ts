@@ -1,4 +1,4 @@
-import { expectSignedIn, useHostileHarness } from './hostile-harness'
+import { expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // Discovery must answer for the configured issuer: a document naming another one (with ID tokens
 // and an iss parameter to match) would otherwise make its keys and tokens trusted for this provider.

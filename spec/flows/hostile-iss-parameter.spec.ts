@@ -1,4 +1,4 @@
-import { expectRefused, expectSignedIn, useHostileHarness } from './hostile-harness'
+import { expectRefused, expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // RFC 9207: the `iss` parameter of the authorization response names the issuer that answered, so
 // a response from another issuer (a mix-up attack) is caught before its code is spent.

@@ -1,4 +1,4 @@
-import { expectRefused, expectSignedIn, useHostileHarness } from './hostile-harness'
+import { expectRefused, expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // The nonce binds the ID token to the flow that asked for it: an ID token minted for another
 // sign-in (a replayed or injected one) must not sign anybody in.

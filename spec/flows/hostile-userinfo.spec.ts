@@ -1,5 +1,5 @@
 import { SUBJECT } from '../support/hostile-issuer'
-import { expectRefused, expectSignedIn, useHostileHarness } from './hostile-harness'
+import { expectRefused, expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // userinfo may add to the ID token, never speak of another user (OIDC Core 5.3.2): otherwise one
 // person's ID token would sign in with another person's name and e-mail.

@@ -1,4 +1,4 @@
-import { expectSignedIn, useHostileHarness } from './hostile-harness'
+import { expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // An issuer written with a trailing slash (Auth0's is `https://tenant.auth0.com/`): discovery, the
 // ID token's `iss` and RFC 9207's `iss` name it with the slash, and the sign-in works.

@@ -1,4 +1,4 @@
-import { useHostileHarness } from './hostile-harness'
+import { useHostileHarness } from '../support/hostile-harness'
 
 // A nonce only binds an ID token to its flow when every flow has its own, unguessable one.
 const h = useHostileHarness()

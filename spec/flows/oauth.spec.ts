@@ -1,5 +1,5 @@
 import { Browser } from '../support/browser'
-import { startHarness, type Harness } from './oauth-harness'
+import { startHarness, type Harness } from '../support/oauth-harness'
 
 let h: Harness
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { expectSignedIn, useHostileHarness } from './hostile-harness'
+import { expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // A callbackUrl outside the site and its trusted origins is replaced by the site origin, at every
 // route that redirects to one: sign-out at once, sign-in at the end of the flow.

@@ -1,5 +1,5 @@
 import type { RedirectCallbackParams } from '../../lib'
-import { expectSignedIn, useHostileHarness } from './hostile-harness'
+import { expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // The app's redirect callback sees every target last, and its answer is validated like any
 // callbackUrl: an app bug (or an attacker-controlled value it echoes) never sends users off-site.

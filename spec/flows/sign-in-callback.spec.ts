@@ -1,6 +1,6 @@
 import { AuthError, type SignInCallbackParams, type SignInResult } from '../../lib'
 import { Browser } from '../support/browser'
-import { startHarness, type Harness } from './oauth-harness'
+import { startHarness, type Harness } from '../support/oauth-harness'
 
 let h: Harness
 let decide: (params: SignInCallbackParams) => SignInResult | Promise<SignInResult>

@@ -5,12 +5,12 @@ import { runCase, type Fuzzing } from './run'
 import { params, timeoutFor } from './settings'
 
 /**
- * Issue 13: any request at all, to the service with `url` set. Every method, path (dot segments,
- * encoded slashes, Unicode, past Node's header limit), query, header, cookie and body the
+ * Any request at all gets a safe answer from the service with `url` set. Every method, path (dot
+ * segments, encoded slashes, Unicode, past Node's header limit), query, header, cookie and body the
  * generators make; most POSTs carry a real CSRF pair, so that they reach their handlers. The
- * answer: no 5xx but the Configuration page, no stack trace, no session cookie, no redirect off
- * the site (the provider's authorization endpoint aside), and the process still serves.
- * `share` scales the runs (the Express 4 pass does fewer).
+ * answer: no 5xx but the Configuration page, no stack trace, no session cookie, no redirect off the
+ * site (the provider's authorization endpoint aside), and the process still serves. `share` scales
+ * the runs (the Express 4 pass does fewer).
  */
 export function fuzzAnyRequest(use: () => Fuzzing, share = 1): void {
   it(

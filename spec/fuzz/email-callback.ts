@@ -8,14 +8,14 @@ import { params, RUNS, timeoutFor } from './settings'
 import { headersOf, type Answer } from './wire'
 
 /**
- * Issue 13, GET|POST /callback/email. Three cases in four ask for a real link first (POST
- * /signin/email with a fuzzed callbackUrl, the mail read off the mail server), so that `token` and
- * `email` are a live pair; the others send values shaped like one (43 base64url characters, as
- * issued, and a plain address), which pass every shape check and reach the token store's lookup.
- * Each case keeps or breaks the token and the address (one character changed, or replaced), may
- * override the callbackUrl, and confirms by GET (the confirm page) or POST (with a valid CSRF pair,
- * a wrong one or none). Only the live pair, POSTed with a valid CSRF pair, may sign in, and does;
- * posted again, the spent link must not.
+ * GET|POST /callback/email gets a safe answer (./oracle) for any link values. Three cases in four
+ * ask for a real link first (POST /signin/email with a fuzzed callbackUrl, the mail read off the
+ * mail server), so that `token` and `email` are a live pair; the others send values shaped like one
+ * (43 base64url characters, as issued, and a plain address), which pass every shape check and reach
+ * the token store's lookup. Each case keeps or breaks the token and the address (one character
+ * changed, or replaced), may override the callbackUrl, and confirms by GET (the confirm page) or
+ * POST (with a valid CSRF pair, a wrong one or none). Only the live pair, POSTed with a valid CSRF
+ * pair, may sign in, and does; posted again, the spent link must not.
  */
 
 /** A link value kept as mailed, changed by one character, or replaced by another of its shape. */

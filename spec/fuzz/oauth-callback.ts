@@ -10,7 +10,8 @@ import { params, RUNS, timeoutFor } from './settings'
 import { headersOf } from './wire'
 
 /**
- * Issue 13, GET|POST /callback/:provider for OAuth. Every case starts a real flow (POST /signin
+ * GET|POST /callback/:provider for OAuth gets a safe answer (./oracle) and signs nobody in unless
+ * the flow's answer is intact. Every case starts a real flow (POST /signin
  * with a valid CSRF pair and a fuzzed callbackUrl: its flow cookie and `state`), and one in three
  * has alice sign in at the real IdP for a real `code`. Then it breaks none, one or several of the
  * things that bind the answer to that flow and browser (state, flow cookie, CSRF cookie, code,

@@ -7,11 +7,12 @@ import { params, timeoutFor } from './settings'
 import { headerOf } from './wire'
 
 /**
- * Issue 13, the built-in pages: GET /signin, /signout, /error, /verify-request with fuzzed `error`,
- * `callbackUrl`, `csrf`, `provider`, `type` and `email`, any Accept and Accept-Language (the
- * service here has a second language, so the header is negotiated), and any cookies. Beyond the
- * oracle: the status the contract gives each `error` code, `nosniff` on every answer, and the raw
- * `error` value never in the page (each generated one carries a marker the page must not show).
+ * The built-in pages answer any input safely and never reflect it: GET /signin, /signout, /error,
+ * /verify-request with fuzzed `error`, `callbackUrl`, `csrf`, `provider`, `type` and `email`, any
+ * Accept and Accept-Language (the service here has a second language, so the header is negotiated),
+ * and any cookies. Beyond the oracle: the status the contract gives each `error` code, `nosniff` on
+ * every answer, and the raw `error` value never in the page (each generated one carries a marker
+ * the page must not show).
  */
 
 const MARKER = 'fuzzmark'

@@ -17,7 +17,8 @@ import { runCase, type Fuzzing } from './run'
 import { params, timeoutFor } from './settings'
 
 /**
- * Issue 13, the routes that read a session: GET and POST /session, POST /signout. The session
+ * Any input to the routes that read a session (GET and POST /session, POST /signout) gets a safe
+ * answer (./oracle). The session
  * cookie is, most often, a real one: the live session of an e-mail sign-in or a known-answer
  * vector, sent whole or split into `.0`/`.1`/`.2` chunks, and in one case in two changed by one
  * character (random bytes never get past the JWE's shape check, a one-byte change reaches AES-GCM

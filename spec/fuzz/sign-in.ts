@@ -7,10 +7,10 @@ import { params, RUNS, timeoutFor } from './settings'
 import { headerOf } from './wire'
 
 /**
- * Issue 13, POST /signin/:provider. Nine cases in ten carry a valid CSRF pair: random tokens never
- * get past the router's check, and the handlers (OAuth start with its extra authorization
- * parameters, discovery at a dead issuer, the e-mail address rules, the mailer) are where the
- * fuzzed callbackUrl, email and query actually land.
+ * POST /signin/:provider gets a safe answer (./oracle) for any body and query. Nine cases in ten
+ * carry a valid CSRF pair: random tokens never get past the router's check, and the handlers (OAuth
+ * start with its extra authorization parameters, discovery at a dead issuer, the e-mail address
+ * rules, the mailer) are where the fuzzed callbackUrl, email and query actually land.
  */
 
 /** Mostly the configured ones (the e-mail provider has the most input to check); a few near misses. */

@@ -5,7 +5,8 @@ import { runCase, type Fuzzing } from './run'
 import { params, timeoutFor } from './settings'
 
 /**
- * Issue 13 with `trustHost: true` and no `url`: the service URL comes from the request's own
+ * Any request gets a safe answer that stays on the request's own origin, with `trustHost: true` and
+ * no `url`: the service URL comes from the request's own
  * X-Forwarded-Host (else Host) and X-Forwarded-Proto. What is right there: the service has no
  * origin of its own, so the site of a request is the one its (trusted proxy's) headers name, and
  * everything must agree on that one origin. Every redirect, JSON `url`, provider URL, form action

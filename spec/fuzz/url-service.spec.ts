@@ -10,10 +10,10 @@ import { fuzzSignIn } from './sign-in'
 import { send } from './wire'
 
 /**
- * Issue 13 against the service with `url` set: an OIDC and a plain OAuth 2 provider at the real
- * test IdP, one whose issuer is down, e-mail sign-in through a real mail server, cookie sessions.
- * One service for all the properties (each case has its own client address, cookies and mailbox).
- * FUZZ_RUNS and FUZZ_SEED: see ./settings.
+ * Fuzzed requests of every route get a safe answer (./oracle) from the service with `url` set: an
+ * OIDC and a plain OAuth 2 provider at the real test IdP, one whose issuer is down, e-mail sign-in
+ * through a real mail server, cookie sessions. One service for all the properties (each case has
+ * its own client address, cookies and mailbox). FUZZ_RUNS and FUZZ_SEED: see ./settings.
  */
 describe('fuzz: the service with `url` set', () => {
   const use = useService(startUrlService)

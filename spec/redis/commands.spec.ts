@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis'
 import { Browser } from '../support/browser'
 import { ownRedis, untilReady, type OwnRedis } from '../support/redis'
-import { mailedLink, newAddress, startEmailService, stopAll, useLink } from '../flows/email-harness'
+import { mailedLink, newAddress, startEmailService, stopAll, useLink } from '../support/email-harness'
 
 // What the package sends to Redis, seen through MONITOR on a server of this spec's own while a user
 // asks for a link, signs in with it, reads and updates the session, and signs out everywhere.

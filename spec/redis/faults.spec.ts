@@ -14,7 +14,7 @@ import {
   startEmailService,
   stopAll,
   type EmailService,
-} from '../flows/email-harness'
+} from '../support/email-harness'
 
 // A redis-server of this spec's own, stopped and started again mid-test. storeTimeout is ten
 // minutes: an answer that comes at all while Redis is down came without waiting in ioredis's

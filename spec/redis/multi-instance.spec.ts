@@ -3,7 +3,7 @@ import { Browser } from '../support/browser'
 import { startApp, type App } from '../support/app-process'
 import { sharedRedis, type SharedRedis } from '../support/redis'
 import { signInLink, startSmtp, type SmtpServer } from '../support/smtp'
-import { newAddress, verifyRequestUrl } from '../flows/email-harness'
+import { newAddress, verifyRequestUrl } from '../support/email-harness'
 import type { Served } from '../support/app'
 import { forms } from '../support/forms'
 

@@ -17,7 +17,7 @@ import {
   useLink,
   verifyRequestUrl,
   type EmailService,
-} from '../flows/email-harness'
+} from '../support/email-harness'
 
 // Two instances of one app in this process, on one Redis, reached by one browser (cookies do not
 // tell ports apart, as with two instances behind one load balancer). The spec that runs two real

@@ -22,6 +22,14 @@ describe('GET /callback/:provider with e-mail and OAuth providers', () => {
     expect(res.headers.location).toBe('http://localhost:3000/api/auth/error?error=OAuthCallback')
   })
 
+  it('answers a callback in JSON mode with the error page’s URL, as every JSON-mode answer does', async () => {
+    const res = await request(app)
+      .get('/api/auth/callback/stub?code=abc&state=unknown')
+      .set('X-Auth-Return-Redirect', '1')
+      .expect(200)
+    expect(res.body).toEqual({ url: 'http://localhost:3000/api/auth/error?error=OAuthCallback' })
+  })
+
   it('sends the e-mail provider’s callback to the e-mail link page', async () => {
     const res = await request(app).get('/api/auth/callback/email?token=abc&email=ada%40example.com')
     expect(res.status).toBe(200)

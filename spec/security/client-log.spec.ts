@@ -1,14 +1,14 @@
-import { stopAll } from '../flows/email-harness'
-import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp, type EmailApp } from './email-setup'
-import { captureOutput, expectNoLeaks, stringsOf, type RecordingBrowser, type Secrets } from './leaks'
+import { stopAll } from '../support/email-harness'
+import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp, type EmailApp } from '../support/email-setup'
+import { captureOutput, expectNoLeaks, stringsOf, type RecordingBrowser, type Secrets } from '../support/leaks'
 
 /**
- * Issue 13, POST /_log, the v4 client's log beacon, from a signed-in browser (its session and CSRF
- * cookies go with every beacon): each of the client's levels is logged at `warn` at most, tagged
- * `source: 'client'`, with none of the browser's secrets. A level that is not one of the client's
- * (docs/routes.md: `error`, `warn`, `debug`) is refused with 400 and never reaches the log, neither
- * as the entry's level nor anywhere in it: a prototype member, a made-up level, an array, an
- * object, a very long string.
+ * POST /_log, the v4 client's log beacon, logs no secret and never above `warn`, even from a
+ * signed-in browser (its session and CSRF cookies go with every beacon): each of the client's
+ * levels is logged at `warn` at most, tagged `source: 'client'`, with none of the browser's
+ * secrets. A level that is not one of the client's (docs/routes.md: `error`, `warn`, `debug`) is
+ * refused with 400 and never reaches the log, neither as the entry's level nor anywhere in it: a
+ * prototype member, a made-up level, an array, an object, a very long string.
  */
 
 const logged = captureOutput()

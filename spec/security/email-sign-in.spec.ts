@@ -10,17 +10,17 @@ import {
   stopAll,
   verifyRequestUrl,
   withParams,
-} from '../flows/email-harness'
-import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp } from './email-setup'
-import { captureOutput, expectNoLeaks } from './leaks'
+} from '../support/email-harness'
+import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp } from '../support/email-setup'
+import { captureOutput, expectNoLeaks } from '../support/leaks'
 
 /**
- * Issue 13, e-mail sign-in: the link asked for, opened, confirmed and signed in with, then the
- * session read, updated and ended; and every way it is refused (a link spent, expired, tampered
- * with or for another address, an address over its limit or not one mailbox, a mail the server
- * refuses, the app's signIn callback saying no, a POST without a valid CSRF token). No log entry,
- * and nothing written to stdout, stderr or the console, holds an address's local part, a link or
- * its token, a CSRF token, a cookie or the service secret.
+ * No secret reaches a log in e-mail sign-in: the link asked for, opened, confirmed and signed in
+ * with, then the session read, updated and ended; and every way it is refused (a link spent,
+ * expired, tampered with or for another address, an address over its limit or not one mailbox, a
+ * mail the server refuses, the app's signIn callback saying no, a POST without a valid CSRF token).
+ * No log entry, and nothing written to stdout, stderr or the console, holds an address's local
+ * part, a link or its token, a CSRF token, a cookie or the service secret.
  */
 
 const logged = captureOutput()

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { LogEntry, LogLevel } from '../../lib'
-import { stopAll } from '../flows/email-harness'
-import { addressIn, confirmLink, linkFor, startEmailApp } from './email-setup'
-import { captureOutput, encodings, expectNoLeaks, findLeaks, Secrets } from './leaks'
+import { stopAll } from '../support/email-harness'
+import { addressIn, confirmLink, linkFor, startEmailApp } from '../support/email-setup'
+import { captureOutput, encodings, expectNoLeaks, findLeaks, Secrets } from '../support/leaks'
 
 /**
  * The leak check itself (./leaks): a check that cannot fail proves nothing. Every form of a secret

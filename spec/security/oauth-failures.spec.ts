@@ -1,11 +1,11 @@
-import { captureOutput, expectNoLeaks, RecordingBrowser, type Secrets } from './leaks'
-import { keepExchanges, signInWith, startOAuthApp, type OAuthApp } from './oauth-setup'
+import { captureOutput, expectNoLeaks, RecordingBrowser, type Secrets } from '../support/leaks'
+import { keepExchanges, signInWith, startOAuthApp, type OAuthApp } from '../support/oauth-setup'
 
 /**
- * Issue 13, OAuth sign-ins that fail: the user cancelling, the IdP refusing the client, a token
- * endpoint nobody listens on, a callback replayed or tampered with, the app's signIn callback
- * refusing, and POSTs without a valid CSRF token. Failures are where code logs the most (the
- * reason, the provider's answer), so each is checked for every secret the attempt used.
+ * No secret reaches a log when an OAuth sign-in fails: the user cancelling, the IdP refusing the
+ * client, a token endpoint nobody listens on, a callback replayed or tampered with, the app's
+ * signIn callback refusing, and POSTs without a valid CSRF token. Failures are where code logs the
+ * most (the reason, the provider's answer), so each is checked for every secret the attempt used.
  */
 
 const logged = captureOutput()

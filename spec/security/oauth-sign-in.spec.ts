@@ -1,12 +1,12 @@
 import { restoreClock, useClock } from '../support/clock'
-import { captureOutput, expectNoLeaks, RecordingBrowser, type Secrets } from './leaks'
-import { signInWith, startOAuthApp, type OAuthApp } from './oauth-setup'
+import { captureOutput, expectNoLeaks, RecordingBrowser, type Secrets } from '../support/leaks'
+import { signInWith, startOAuthApp, type OAuthApp } from '../support/oauth-setup'
 
 /**
- * Issue 13, OAuth sign-in that works, and the cookie session it makes: read (renewed once a second old,
- * `updateAge: 1`, so renewed cookies are made too), updated, opened with a cookie that does not
- * open (a debug entry), and signed out. Nothing any of it used is in any log entry, at any level,
- * or in anything written to stdout, stderr or the console.
+ * No secret reaches a log in an OAuth sign-in that works, and the cookie session it makes: read
+ * (renewed once a second old, `updateAge: 1`, so renewed cookies are made too), updated, opened
+ * with a cookie that does not open (a debug entry), and signed out. Nothing any of it used is in
+ * any log entry, at any level, or in anything written to stdout, stderr or the console.
  */
 
 const logged = captureOutput()

@@ -1,15 +1,15 @@
 import type Redis from 'ioredis'
-import { confirm, confirmForm, openLink, stopAll } from '../flows/email-harness'
+import { confirm, confirmForm, openLink, stopAll } from '../support/email-harness'
 import { ownRedis, untilReady, type OwnRedis } from '../support/redis'
-import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp, type EmailApp } from './email-setup'
-import { captureOutput, expectNoLeaks, type RecordingBrowser, type Secrets } from './leaks'
+import { addressIn, confirmLink, linkFor, SIGNED_IN, startEmailApp, type EmailApp } from '../support/email-setup'
+import { captureOutput, expectNoLeaks, type RecordingBrowser, type Secrets } from '../support/leaks'
 
 /**
- * Issue 13, database sessions over a real Redis of this spec's own (sessions, e-mail links, rate
- * limits and revocations all live there): sessions read, updated, ended one at a time and
- * everywhere (by the user, and by the app's revokeSessions), and through a Redis outage (stopped,
- * then started again). The database session cookie (the token whose hash keys the record) and
- * the address are what a log must not hold; neither must ioredis's own complaints, which go to
+ * No secret reaches a log with database sessions over a real Redis of this spec's own (sessions,
+ * e-mail links, rate limits and revocations all live there): sessions read, updated, ended one at a
+ * time and everywhere (by the user, and by the app's revokeSessions), and through a Redis outage
+ * (stopped, then started again). The database session cookie (the token whose hash keys the record)
+ * and the address are what a log must not hold; neither must ioredis's own complaints, which go to
  * the console, while Redis is down.
  */
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { AuthOptions } from '../../lib'
 import { Browser } from './browser'
 import { clockAt, setClock } from './clock'
-import { mailedLink, newAddress, startEmailService, stopAll, useLink, type EmailService } from '../flows/email-harness'
+import { mailedLink, newAddress, startEmailService, stopAll, useLink, type EmailService } from './email-harness'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

@@ -1,16 +1,16 @@
 import { domainToASCII } from 'node:url'
 
-/**
- * One mailbox, and only one, ever receives a sign-in link. The address is Unicode-normalised (NFKC:
- * a full-width `＠` becomes `@` here, not in some mail server later) and then held to a strict
- * shape: exactly one `@`; an ASCII local part of RFC 5322 atoms joined by single dots, without the
- * routing characters `%` and `!` (relays still rewrite `user%other.example@here` and bang paths to
- * deliver elsewhere) and without `=?` (an encoded word); a domain of at least two labels,
- * lower-cased and in its ASCII (IDNA) form. Quotes, commas, semicolons, angle brackets, parentheses,
- * backslashes, whitespace, control and invisible characters can never appear, so no mail library or
- * relay can read a second recipient, a display name or a header into it. Null for anything else.
- * Every check runs in linear time.
- */
+// One mailbox, and only one, ever receives a sign-in link. The address is Unicode-normalised (NFKC:
+// a full-width `＠` becomes `@` here, not in some mail server later) and then held to a strict
+// shape: exactly one `@`; an ASCII local part of RFC 5322 atoms joined by single dots, without the
+// routing characters `%` and `!` (relays still rewrite `user%other.example@here` and bang paths to
+// deliver elsewhere) and without `=?` (an encoded word); a domain of at least two labels,
+// lower-cased and in its ASCII (IDNA) form. Quotes, commas, semicolons, angle brackets, parentheses,
+// backslashes, whitespace, control and invisible characters can never appear, so no mail library or
+// relay can read a second recipient, a display name or a header into it. Null for anything else.
+// Every check runs in linear time.
+
+/** The longest address (RFC 5321's path limit). */
 export const MAX_ADDRESS_LENGTH = 254
 
 const LOCAL_ATOM = /^[\w#$&'*+/=?^`{|}~-]+$/

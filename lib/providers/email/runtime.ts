@@ -94,7 +94,7 @@ export async function spendToken(
 
 /** Whether this client IP may ask for another link; counts the request. IPv6 clients count by /64. */
 export async function ipWithinLimit(runtime: EmailRuntime, ip: string | undefined): Promise<boolean> {
-  return consumed(runtime.limits.ipPerHour, clientKey(ip))
+  return allowedBy(runtime.limits.ipPerHour, clientKey(ip))
 }
 
 /**
@@ -104,24 +104,10 @@ export async function ipWithinLimit(runtime: EmailRuntime, ip: string | undefine
  */
 export async function addressWithinLimit(runtime: EmailRuntime, identifier: string): Promise<boolean> {
   const key = addressHash(runtime, identifier.toLowerCase())
-  return (await consumed(runtime.limits.addressPerMinute, key)) && consumed(runtime.limits.addressPerHour, key)
+  return (await allowedBy(runtime.limits.addressPerMinute, key)) && allowedBy(runtime.limits.addressPerHour, key)
 }
 
-async function consumed(limiter: Limiter, key: string): Promise<boolean> {
+/** Counts one request against `limiter`; true when it is within the limit. */
+async function allowedBy(limiter: Limiter, key: string): Promise<boolean> {
   return (await limiter.consume(key)) === null
-}
-
-/**
- * How a log entry names a user: the user id, except an e-mail sign-in's own `email:{address}`,
- * which is named by the address's keyed hash (logs never hold an address).
- */
-export function userForLog(
-  runtime: EmailRuntime | null,
-  userId: string | undefined,
-): { userId?: string; addressHash?: string } {
-  if (userId === undefined) return {}
-  const prefix = runtime ? `${runtime.provider.id}:` : null
-  if (runtime && prefix && userId.startsWith(prefix))
-    return { addressHash: addressHash(runtime, userId.slice(prefix.length)) }
-  return { userId }
 }

@@ -1,6 +1,6 @@
 import { renderSignInMail } from '../../pages/email'
 import type { Messages } from '../../pages/messages'
-import { withDeadline } from '../../util/deadline'
+import { withDeadline } from '../../util/promise-deadline'
 import { until, type SendTimes } from './timing'
 import type { EmailProvider, VerificationRequest } from '../types'
 

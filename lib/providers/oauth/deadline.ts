@@ -1,12 +1,11 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
 
-/**
- * A deadline and a size cap on the token and userinfo requests of a passport-oauth2 strategy.
- * passport-oauth2 sends them through node-oauth's `OAuth2#_executeRequest`, which waits for ever
- * and keeps every byte: a provider that accepts the connection and never answers would hold the
- * sign-in (and a socket) open indefinitely. Every strategy built on passport-oauth2 (ours and the
- * ecosystem's, for their userProfile calls too) goes through this one method of its `_oauth2`.
- */
+// A deadline and a size cap on the token and userinfo requests of a passport-oauth2 strategy.
+// passport-oauth2 sends them through node-oauth's `OAuth2#_executeRequest`, which waits for ever
+// and keeps every byte: a provider that accepts the connection and never answers would hold the
+// sign-in (and a socket) open indefinitely. Every strategy built on passport-oauth2 (ours and the
+// ecosystem's, for their userProfile calls too) goes through this one method of its `_oauth2`.
+
 type Callback = (error: unknown, result?: string, response?: IncomingMessage) => void
 type HttpLibrary = { request(options: RequestOptions): ClientRequest }
 type Execute = (library: HttpLibrary, options: RequestOptions, body: unknown, callback: Callback) => void

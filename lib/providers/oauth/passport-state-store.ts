@@ -1,9 +1,9 @@
-/**
- * passport-oauth2's state store interface, adapted to our flows. The store keeps nothing itself:
- * `store` receives, as the `state` option of authenticate(), a function that starts the flow, and
- * `verify` finds, on the request Passport is given, the flow the callback route already checked
- * (state, flow cookie, CSRF binding) before Passport ran.
- */
+// passport-oauth2's state store interface, adapted to our flows. The store keeps nothing itself:
+// `store` receives, as the `state` option of authenticate(), a function that starts the flow, and
+// `verify` finds, on the request Passport is given, the flow the callback route already checked
+// (state, flow cookie, CSRF binding) before Passport ran.
+
+/** Where `verify` finds the checked flow on the request Passport is given. */
 export const CHECKED_FLOW = Symbol('express-auth-service checked flow')
 
 /** What the store reads of the flow the callback checked (the whole flow is lib/sign-in/flow.ts's). */

@@ -34,7 +34,7 @@ export interface OAuthRuntime {
    * the last DISCOVERY_BACKOFF_MS (then at once, with the issuer's origin), so that page views
    * cannot make the service ask a failing issuer again and again. Sign-in attempts use `ready()`.
    */
-  discovered(): Promise<void>
+  awaitDiscovery(): Promise<void>
 }
 
 export const DISCOVERY_BACKOFF_MS = 30_000
@@ -77,7 +77,12 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
         `provider ${provider.id}: its authorization URL is unknown, so the sign-in page's CSP cannot name it in form-action and leaves form-action out`,
       )
     }
-    return { provider, ready: async () => ready, authorizationOrigin: () => origin, discovered: async () => undefined }
+    return {
+      provider,
+      ready: async () => ready,
+      authorizationOrigin: () => origin,
+      awaitDiscovery: async () => undefined,
+    }
   }
   // Discovery happens on the first sign-in (or sign-in page), once; a failure is retried on a later attempt.
   let pending: Promise<Ready | null> | null = null
@@ -104,11 +109,11 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
     )
     return pending
   }
-  const discovered = async () => {
+  const awaitDiscovery = async () => {
     if (Date.now() - failedAt < DISCOVERY_BACKOFF_MS) return
     await ready()
   }
-  return { provider, ready, authorizationOrigin: () => origin, discovered }
+  return { provider, ready, authorizationOrigin: () => origin, awaitDiscovery }
 }
 
 /**

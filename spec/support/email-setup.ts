@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { AuthOptions } from '../../lib'
-import type { SmtpOptions } from '../support/smtp'
+import type { SmtpOptions } from './smtp'
 import {
   confirm,
   confirmForm,
@@ -11,7 +11,7 @@ import {
   startEmailService,
   type EmailOptions,
   type EmailService,
-} from '../flows/email-harness'
+} from './email-harness'
 import { RecordingBrowser, Secrets, type Capture } from './leaks'
 
 /**

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http'
 import express from 'express'
 import { auth, email, type AuthOptions } from '../../lib'
-import { testOptions } from '../support/app'
-import { Browser } from '../support/browser'
+import { testOptions } from './app'
+import { Browser } from './browser'
 import {
   loadV4Client,
   loadV5Client,
@@ -11,9 +11,9 @@ import {
   useBrowserFetch,
   type ClientRequest,
   type NextAuthClient,
-} from '../support/next-auth-client'
-import { freePort } from '../support/process'
-import { signInLink, startSmtp } from '../support/smtp'
+} from './next-auth-client'
+import { freePort } from './process'
+import { signInLink, startSmtp } from './smtp'
 import {
   FROM,
   confirm,
@@ -24,7 +24,7 @@ import {
   outcome,
   signedInTo,
   type EmailService,
-} from '../flows/email-harness'
+} from './email-harness'
 
 /**
  * The NextAuth clients as a page of the app runs them: one browser (a cookie jar, ../support/browser)

@@ -1,16 +1,14 @@
 import { randomBytes } from 'node:crypto'
-import { oauth2, oidc, passportStrategy, type AuthOptions } from '../../lib'
-import { freeSite, serve, type Served } from '../support/app'
-import { freePort } from '../support/process'
-import { thirdPartyStrategy } from '../flows/third-party-strategy'
+import type { AuthOptions } from '../../lib'
+import { freeSite, serve, type Served } from './app'
+import { freePort } from './process'
+import { discover, OAUTH_PROVIDER_IDS, oauthProviders } from './oauth-providers'
 import { startProxiedIdp, type ProxiedIdp, type TokenExchange } from './idp-proxy'
 import { RecordingBrowser, Secrets } from './leaks'
 
 /**
- * The app with every kind of OAuth provider, all at the real IdP behind the recording proxy
- * (./idp-proxy): `oidc` (discovery, ID token, nonce), `plain` (oauth2 with fixed endpoints),
- * `passport` (a third-party Passport strategy), `wrongsecret` (the IdP refuses its client secret)
- * and `deadtoken` (a token endpoint nobody listens on). Every secret is random, so that none can
+ * The app with every kind of OAuth provider (./oauth-providers), all at the real IdP behind the
+ * recording proxy (./idp-proxy). Every secret is random, so that none can
  * turn up in a log by chance: the service's secrets (two, as during a rotation), the client
  * secrets, and the local part of the user's e-mail address (not the account id, which a log may name).
  */
@@ -22,13 +20,7 @@ export interface OAuthApp {
   stop(): Promise<void>
 }
 
-export const PROVIDERS = ['oidc', 'plain', 'passport', 'wrongsecret', 'deadtoken'] as const
-
-interface Discovery {
-  authorization_endpoint: string
-  token_endpoint: string
-  userinfo_endpoint: string
-}
+export const PROVIDERS = OAUTH_PROVIDER_IDS
 
 const random = (prefix: string) => `${prefix}-${randomBytes(12).toString('hex')}`
 
@@ -50,33 +42,15 @@ export async function startOAuthApp(options: Partial<AuthOptions> = {}): Promise
     [{ accountId: 'alice', name: 'Alice Example', email: address }],
   )
   const { issuer } = proxied
-  const meta = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Discovery
-  const endpoints = {
-    authorizationUrl: meta.authorization_endpoint,
-    tokenUrl: meta.token_endpoint,
-    userinfoUrl: meta.userinfo_endpoint,
-  }
+  const five = oauthProviders(issuer, await discover(issuer), {
+    client: clientSecret,
+    wrong: wrongSecret,
+    deadPort: await freePort(),
+  })
   const served = await serve(
     {
       secret: serviceSecrets,
-      providers: [
-        oidc({ id: 'oidc', issuer, clientId: 'app', clientSecret }),
-        oauth2({ id: 'plain', clientId: 'app', clientSecret, ...endpoints, scope: 'openid email profile' }),
-        passportStrategy({
-          id: 'passport',
-          strategy: thirdPartyStrategy(issuer, meta),
-          options: { clientID: 'app', clientSecret, scope: ['openid', 'email', 'profile'] },
-        }),
-        oidc({ id: 'wrongsecret', issuer, clientId: 'app', clientSecret: wrongSecret }),
-        oauth2({
-          id: 'deadtoken',
-          clientId: 'app',
-          clientSecret,
-          ...endpoints,
-          tokenUrl: `http://127.0.0.1:${await freePort()}/token`,
-          scope: 'openid',
-        }),
-      ],
+      providers: PROVIDERS.map((id) => five[id]),
       ...options,
     },
     { site },

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { startIdp, type Idp, type IdpClient, type IdpUser } from '../support/idp'
-import { freePort } from '../support/process'
+import { startIdp, type Idp, type IdpClient, type IdpUser } from './idp'
+import { freePort } from './process'
 
 /**
  * The real identity provider (../support/idp, oidc-provider) behind a recording proxy that is its

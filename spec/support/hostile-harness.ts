@@ -1,7 +1,7 @@
 import { oidc, type AuthOptions, type LogEntry } from '../../lib'
-import { serve } from '../support/app'
-import { Browser } from '../support/browser'
-import { startHostileIssuer, type Behaviour, type HostileIssuer } from '../support/hostile-issuer'
+import { serve } from './app'
+import { Browser } from './browser'
+import { startHostileIssuer, type Behaviour, type HostileIssuer } from './hostile-issuer'
 
 /**
  * The app on `localhost` with one OIDC provider, `hostile`, whose issuer is the stub of

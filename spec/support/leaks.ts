@@ -1,16 +1,16 @@
 import { format } from 'node:util'
 import type { LogEntry, Logger } from '../../lib'
 import { defaultLogger } from '../../lib/logger'
-import { Browser } from '../support/browser'
-import { CookieJar, splitSetCookie } from '../support/cookie-jar'
+import { Browser } from './browser'
+import { CookieJar, splitSetCookie } from './cookie-jar'
 
 /**
- * Issue 13: nothing secret reaches a log. A spec collects the secrets a flow really used (from the
- * config, the cookies it was set, the mailed link, the IdP's traffic) into `Secrets`, runs the flow
- * with the package's `logger` keeping every entry (the logger gets every level, debug included: the
- * package filters nothing before it) and with `captureOutput()` keeping whatever went to stdout,
- * stderr or the console, then `expectNoLeaks` looks for every secret in all of it, as written and in
- * the encodings a careless line of code would produce.
+ * The harness that proves nothing secret reaches a log. A spec collects the secrets a flow really
+ * used (from the config, the cookies it was set, the mailed link, the IdP's traffic) into
+ * `Secrets`, runs the flow with the package's `logger` keeping every entry (the logger gets every
+ * level, debug included: the package filters nothing before it) and with `captureOutput()` keeping
+ * whatever went to stdout, stderr or the console, then `expectNoLeaks` looks for every secret in
+ * all of it, as written and in the encodings a careless line of code would produce.
  */
 
 /** The secrets of one flow, each under a label saying what it is ("authorization code"). */

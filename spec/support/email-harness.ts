@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { email, type AuthOptions } from '../../lib'
-import { serve, type Served } from '../support/app'
-import type { Browser } from '../support/browser'
-import { splitSetCookie } from '../support/cookie-jar'
-import { forms, type Form } from '../support/forms'
-import { signInLink, startSmtp, type SmtpOptions, type SmtpServer } from '../support/smtp'
+import { serve, type Served } from './app'
+import type { Browser } from './browser'
+import { splitSetCookie } from './cookie-jar'
+import { forms, type Form } from './forms'
+import { signInLink, startSmtp, type SmtpOptions, type SmtpServer } from './smtp'
 
 /**
  * E-mail sign-in over the wire: the service on `localhost`, sending through nodemailer over SMTP to

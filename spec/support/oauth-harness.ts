@@ -1,0 +1,69 @@
+import { oidc, type AuthOptions, type LogEntry } from '../../lib'
+import { freeSite, serve } from './app'
+import { startIdp, type Idp } from './idp'
+import { freePort } from './process'
+import { discover, oauthProviders } from './oauth-providers'
+
+/**
+ * The real thing on loopback: the app on `localhost`, the oidc-provider identity provider on
+ * `127.0.0.1` (two sites, as in production); a spec drives it with ../support/browser.
+ */
+export interface Harness {
+  base: string
+  origin: string
+  idp: Idp
+  logs: LogEntry[]
+  stop(): Promise<void>
+}
+
+export async function startHarness(options: Partial<AuthOptions> = {}): Promise<Harness> {
+  const site = await freeSite()
+  const deadPort = await freePort()
+  const callbacks = ['oidc', 'plain', 'wrongsecret', 'deadtoken', 'passport'].map((id) => `${site.base}/callback/${id}`)
+  const idp = await startIdp({
+    clients: [
+      {
+        client_id: 'app',
+        client_secret: 'app-secret',
+        redirect_uris: callbacks,
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+      {
+        client_id: 'second',
+        client_secret: 'second-secret',
+        redirect_uris: [`${site.base}/callback/second`],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+  })
+  const five = oauthProviders(idp.issuer, await discover(idp.issuer), {
+    client: 'app-secret',
+    wrong: 'not-the-secret',
+    deadPort,
+  })
+  const served = await serve(
+    {
+      providers: [
+        five.oidc,
+        oidc({ id: 'second', name: 'Second', issuer: idp.issuer, clientId: 'second', clientSecret: 'second-secret' }),
+        five.plain,
+        five.wrongsecret,
+        five.deadtoken,
+        five.passport,
+        oidc({ id: 'offline', issuer: `http://127.0.0.1:${deadPort}`, clientId: 'x', clientSecret: 'y' }),
+      ],
+      ...options,
+    },
+    { site },
+  )
+  return {
+    base: served.base,
+    origin: served.origin,
+    idp,
+    logs: served.logs,
+    stop: async () => {
+      await served.close()
+      await idp.stop()
+    },
+  }
+}
