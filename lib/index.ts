@@ -1,23 +1,27 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
 export type { AuthHelpers } from './helpers'
-export { oauth2, oidc, passportStrategy } from './providers/factories'
+export {
+  oauth2,
+  oidc,
+  passportStrategy,
+  type OAuth2Options,
+  type OidcOptions,
+  type PassportStrategyOptions,
+} from './providers/factories'
 export { email, type EmailOptions } from './providers/email'
 export type { VerificationRecord, VerificationStore } from './providers/verification-store'
 export { redisSessionStore, type RedisSessionStoreOptions } from './store/redis-session-store'
 export type { RedisClient } from './store/redis'
 export type { ExpressSessionStore } from './store/session-store'
+// The options of the factories, and `Provider`, what they return (and `providers` takes); the
+// fields of the resolved providers are the package's own.
 export type {
-  EmailProvider,
   MailTransport,
   Provider,
   VerificationRequest,
-  OAuth2Provider,
   OAuthCheck,
-  OAuthProvider,
   OAuthTokens,
-  OidcProvider,
-  StrategyProvider,
   ProfileMapper,
   ProviderUser,
   StrategyClass,
