@@ -9,8 +9,13 @@ import type { KeyHint } from '../config/validate'
 const CALLBACK: KeyHint = {
   why: 'The package sets the callback URL itself, `{url}/callback/{id}`: register that URL with the provider and remove this option.',
 }
-const PASSPORT_SPELLING =
-  'That is Passport\u2019s spelling; this factory spells its options clientId, authorizationUrl, tokenUrl, userinfoUrl.'
+/** `clientID` for `clientId`: the spelling of Passport's strategies, not of oauth2() and oidc(). */
+function passportSpelling(key: string, use: string): KeyHint {
+  return {
+    use,
+    why: `${key} is Passport's spelling, which only the strategy's own \`options\` of passportStrategy() take.`,
+  }
+}
 const SCOPES: KeyHint = {
   use: 'scope',
   why: "`scope` is one string of space-separated scopes, such as 'openid email'.",
@@ -21,7 +26,7 @@ function hints(entries: Record<string, KeyHint>): ReadonlyMap<string, KeyHint> {
 }
 
 const COMMON = {
-  clientID: { use: 'clientId', why: PASSPORT_SPELLING },
+  clientID: passportSpelling('clientID', 'clientId'),
   callbackURL: CALLBACK,
   callbackUrl: CALLBACK,
   redirectUri: CALLBACK,
@@ -32,11 +37,11 @@ const COMMON = {
 
 export const OAUTH2_HINTS = hints({
   ...COMMON,
-  authorizationURL: { use: 'authorizationUrl', why: PASSPORT_SPELLING },
-  tokenURL: { use: 'tokenUrl', why: PASSPORT_SPELLING },
+  authorizationURL: passportSpelling('authorizationURL', 'authorizationUrl'),
+  tokenURL: passportSpelling('tokenURL', 'tokenUrl'),
   userInfoUrl: { use: 'userinfoUrl', why: '"userinfo" is one word, as in OpenID Connect.' },
-  userInfoURL: { use: 'userinfoUrl', why: PASSPORT_SPELLING },
-  userinfoURL: { use: 'userinfoUrl', why: PASSPORT_SPELLING },
+  userInfoURL: passportSpelling('userInfoURL', 'userinfoUrl'),
+  userinfoURL: passportSpelling('userinfoURL', 'userinfoUrl'),
   issuer: {
     why: 'oauth2() takes its endpoints explicitly; for an OpenID Connect issuer use oidc({ id, issuer, clientId, clientSecret }).',
   },
@@ -73,7 +78,7 @@ export const OIDC_HINTS = hints({
 })
 
 /** The strategy's own options, given beside `options` instead of inside it. */
-const INSIDE = 'The strategy\u2019s own options go inside `options`, in the strategy\u2019s spelling.'
+const INSIDE = "The strategy's own options go inside `options`, in the strategy's spelling."
 
 export const STRATEGY_HINTS = hints({
   ...Object.fromEntries(
