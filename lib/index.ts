@@ -1,23 +1,27 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
 export type { AuthHelpers } from './helpers'
-export { oauth2, oidc, passportStrategy } from './providers/oauth/factories'
+export {
+  oauth2,
+  oidc,
+  passportStrategy,
+  type OAuth2Options,
+  type OidcOptions,
+  type PassportStrategyOptions,
+} from './providers/oauth/factories'
 export { email, type EmailOptions } from './providers/email/factory'
 export type { VerificationRecord, VerificationStore } from './store/verification'
 export { redisSessionStore, type RedisSessionStoreOptions } from './store/connect-redis'
 export type { RedisClient } from './store/redis'
 export type { ExpressSessionStore } from './store/express-session-store'
+// The options of the factories, and `Provider`, what they return (and `providers` takes); the
+// fields of the resolved providers are the package's own.
 export type {
-  EmailProvider,
   MailTransport,
   Provider,
   VerificationRequest,
-  OAuth2Provider,
   OAuthCheck,
-  OAuthProvider,
   OAuthTokens,
-  OidcProvider,
-  StrategyProvider,
   ProfileMapper,
   ProviderUser,
   StrategyClass,

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors'
 import { createLog, defaultLogger, isLevelLogger, levelLogger, type Log } from '../logger'
-import type { ProviderInfo } from '../providers/types'
+import type { Provider } from '../providers/types'
 import { buildCookieSets, type CookieSet } from './cookies'
 import { parseBaseUrl, type BaseUrl } from '../urls/base-url'
 import type { AuthOptions, Callbacks, Events, Pages } from './types'
@@ -24,7 +24,7 @@ export interface ResolvedConfig {
   /** Null only with `trustHost` and no `url`: the URL then comes from each request. */
   readonly base: BaseUrl | null
   readonly secrets: readonly string[]
-  readonly providers: readonly ProviderInfo[]
+  readonly providers: readonly Provider[]
   readonly session: {
     readonly strategy: 'cookie' | 'database'
     readonly maxAge: number
@@ -193,9 +193,10 @@ function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string
   return Object.freeze([...(list as string[])])
 }
 
+const PROTOCOLS: ReadonlySet<unknown> = new Set(['strategy', 'oauth2', 'oidc', 'email'])
 const PROVIDER_ID = /^[a-z0-9][\w-]{0,63}$/i
 
-function resolveProviders(value: unknown): readonly ProviderInfo[] {
+function resolveProviders(value: unknown): readonly Provider[] {
   if (value === undefined) return Object.freeze([])
   if (!Array.isArray(value)) throw new ConfigurationError(`\`providers\` must be an array; got ${describe(value)}`)
   const seen = new Set<string>()
@@ -204,7 +205,7 @@ function resolveProviders(value: unknown): readonly ProviderInfo[] {
       const option = `providers[${index}]`
       // Only the factories build what a provider needs to run; anything else would be listed by
       // GET /providers and then answer 404.
-      if (!isRecord(provider) || !('protocol' in provider)) {
+      if (!isProvider(provider)) {
         throw new ConfigurationError(
           `\`${option}\` must be made by passportStrategy(), oauth2(), oidc() or email() (import them from 'express-auth-service'); got ${describe(provider)}`,
         )
@@ -225,9 +226,14 @@ function resolveProviders(value: unknown): readonly ProviderInfo[] {
           `\`${option}.id\` 'email' is reserved for the e-mail provider, which always has that id`,
         )
       seen.add(id)
-      return Object.freeze({ ...provider, id, type, name: typeof name === 'string' && name ? name : id })
+      return Object.freeze({ ...provider, name: typeof name === 'string' && name ? name : id })
     }),
   )
+}
+
+/** Made by a factory, which checked the rest: the provider union, kept from here on. */
+function isProvider(value: unknown): value is Provider {
+  return isRecord(value) && PROTOCOLS.has(value.protocol)
 }
 
 function resolveFunctions<T>(value: unknown, option: string, known: readonly string[]): Readonly<T> {

@@ -115,5 +115,9 @@ export interface EmailProvider extends ProviderInfo {
   readonly store: VerificationStore | undefined
 }
 
-/** Every provider an app can configure. */
+/**
+ * What the factories return and `auth({ providers })` takes. The union stays narrow from the
+ * factories through resolveConfig to the registry (`type`, then `protocol`), so nothing downstream
+ * casts. Its members' fields are the package's own: the public types are the factories' options.
+ */
 export type Provider = OAuthProvider | EmailProvider

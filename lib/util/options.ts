@@ -13,14 +13,47 @@ export function describe(value: unknown): string {
   return typeof value
 }
 
-/** Rejects keys that are not known, suggesting the nearest known one ("did you mean"). */
-export function checkKeys(value: Record<string, unknown>, known: readonly string[], prefix: string): void {
+/**
+ * A key that is not an option, answered with more than a near miss: the option meant (`use`,
+ * when there is one) and why (`why`), such as Passport's spelling `clientID` for `clientId`.
+ */
+export interface KeyHint {
+  readonly use?: string
+  readonly why: string
+}
+
+const NO_HINTS: ReadonlyMap<string, KeyHint> = new Map()
+
+/**
+ * Rejects keys that are not known: a key of `hints` gets its hint, any other the nearest known one
+ * ("did you mean"), or the list of known options when none is near.
+ */
+export function checkKeys(
+  value: Record<string, unknown>,
+  known: readonly string[],
+  prefix: string,
+  hints: ReadonlyMap<string, KeyHint> = NO_HINTS,
+): void {
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue
-    const suggestion = nearest(key, known)
-    const hint = suggestion ? ` Did you mean \`${prefix}${suggestion}\`?` : ` Known options: ${known.join(', ')}.`
-    throw new ConfigurationError(`Unknown option \`${prefix}${key}\`.${hint}`)
+    const hint = hints.get(key)
+    const suggestion = hint ? hint.use : nearest(key, known)
+    const didYouMean = suggestion === undefined ? '' : ` Did you mean \`${prefix}${suggestion}\`?`
+    const rest = hint ? ` ${hint.why}` : suggestion === undefined ? ` Known options: ${known.join(', ')}.` : ''
+    throw new ConfigurationError(`Unknown option \`${prefix}${key}\`.${didYouMean}${rest}`)
   }
+}
+
+/** A required string that is not empty. `example` shows the fix: `'github'`. */
+export function requiredString(value: unknown, option: string, example: string): string {
+  if (typeof value !== 'string' || value === '')
+    throw new ConfigurationError(`\`${option}\` must be a non-empty string such as ${example}; got ${describe(value)}`)
+  return value
+}
+
+/** An optional string that, when given, is not empty. */
+export function optionalString(value: unknown, option: string, example: string): string | undefined {
+  return value === undefined ? undefined : requiredString(value, option, example)
 }
 
 export function optionalObject(value: unknown, option: string): Record<string, unknown> {

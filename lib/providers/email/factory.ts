@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../../errors'
 import { nodemailer } from '../../util/lazy'
+import { checkKeys } from '../../util/options'
 import { isRecord } from '../../util/object'
 import { hasControls } from '../../logger'
 import type { EmailProvider, MailTransport, VerificationRequest } from '../types'
@@ -51,10 +52,7 @@ const KEYS = [
 /** Sign-in with a link sent by e-mail through nodemailer. Its id is always `email`. */
 export function email(options: EmailOptions): EmailProvider {
   if (!isRecord(options)) throw new ConfigurationError(`email() takes an options object such as { from, server }`)
-  for (const key of Object.keys(options)) {
-    if (!KEYS.includes(key))
-      throw new ConfigurationError(`Unknown option \`${WHERE}.${key}\`. Known options: ${KEYS.join(', ')}.`)
-  }
+  checkKeys(options, KEYS, `${WHERE}.`)
   // The sender is the app's own, but it goes into a header: no line breaks or other controls.
   if (
     typeof options.from !== 'string' ||

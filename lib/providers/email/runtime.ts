@@ -7,7 +7,7 @@ import { redisVerificationStore } from '../../store/redis-verification'
 import type { Limiter, ServerState } from '../../store/types'
 import { sendTimes, type SendTimes } from './timing'
 import { memoryVerificationStore, type VerificationRecord, type VerificationStore } from '../../store/verification'
-import type { EmailProvider, ProviderInfo } from '../types'
+import type { EmailProvider, Provider } from '../types'
 
 /** What e-mail sign-in needs at run time, built once by `auth()`. */
 export interface EmailRuntime {
@@ -30,13 +30,13 @@ export interface EmailRuntime {
  * A `store` given to email() wins for the links.
  */
 export function createEmailRuntime(
-  providers: readonly ProviderInfo[],
+  providers: readonly Provider[],
   secrets: readonly string[],
   log: Log,
   state: ServerState,
   redis: RedisRunner | null,
 ): EmailRuntime | null {
-  const provider = providers.find((p): p is EmailProvider => p.type === 'email')
+  const provider = providers.find((p) => p.type === 'email')
   if (!provider) return null
   if (!provider.store && !redis) {
     log(

@@ -1,4 +1,6 @@
 import type { Jwk } from '../../crypto/jws'
+import { describe } from '../../util/options'
+import { parseHttpUrl } from '../../urls/http-url'
 import { isRecord } from '../../util/object'
 import type { OidcProvider } from '../types'
 
@@ -51,10 +53,26 @@ export async function discover(provider: OidcProvider, timeoutMs: number): Promi
   const doc = await getJson(`${provider.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, timeoutMs)
   if (doc.issuer !== provider.issuer)
     throw new Error(`discovery names the issuer ${JSON.stringify(doc.issuer)}, not ${JSON.stringify(provider.issuer)}`)
+  const secure = parseHttpUrl(provider.issuer)?.protocol === 'https:'
   for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
-    if (typeof doc[field] !== 'string') throw new Error(`discovery has no ${field}`)
+    if (doc[field] === undefined) throw new Error(`discovery has no ${field}`)
+    checkEndpoint(doc[field], field, secure)
   }
+  if (doc.userinfo_endpoint !== undefined) checkEndpoint(doc.userinfo_endpoint, 'userinfo_endpoint', secure)
   return Object.freeze(doc as unknown as OidcMetadata)
+}
+
+/**
+ * An endpoint the service will call or send the user to: an absolute http(s) URL (node-oauth would
+ * send any other scheme over plain http, and throw, out of any promise, on a URL that is not a
+ * string), and https whenever the issuer is, so that a document cannot send the client secret,
+ * a code or an access token in clear text when the app configured an https issuer.
+ */
+function checkEndpoint(value: unknown, field: string, secure: boolean): void {
+  const url = parseHttpUrl(value)
+  if (!url) throw new Error(`discovery's ${field} is not an absolute http(s) URL: ${describe(value)}`)
+  if (secure && url.protocol !== 'https:')
+    throw new Error(`discovery's ${field} is plain http, but the issuer is https: ${describe(value)}`)
 }
 
 /** The issuer's signing keys: fetched once, and again (once) when a token names a key we do not have. */

@@ -5,7 +5,8 @@ import { limitOAuthRequests } from './deadline'
 import { UserinfoStrategy } from './userinfo-strategy'
 import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
 import { flowStateStore } from './passport-state-store'
-import type { OAuthProvider, ProviderInfo } from '../types'
+import type { OAuth2Provider, OAuthProvider, OidcProvider, Provider, ProviderInfo, StrategyProvider } from '../types'
+import { ConfigurationError } from '../../errors'
 import { parseHttpUrl } from '../../urls/http-url'
 
 /** A Passport instance of our own (the class's instances, not the global singleton's type). */
@@ -46,12 +47,11 @@ export interface OAuthRegistry {
 }
 
 /** `timeoutMs`: the deadline of every request to a provider (discovery, keys, token, userinfo). */
-export function createOAuthRegistry(providers: readonly ProviderInfo[], log: Log, timeoutMs: number): OAuthRegistry {
+export function createOAuthRegistry(providers: readonly Provider[], log: Log, timeoutMs: number): OAuthRegistry {
   const passport = new Passport()
   const runtimes = new Map<string, OAuthRuntime>()
-  for (const info of providers) {
-    if (info.type !== 'oauth' || !('protocol' in info)) continue
-    const provider = info as OAuthProvider
+  for (const provider of providers) {
+    if (provider.type !== 'oauth') continue
     if (!provider.checks.includes('pkce')) {
       log(
         'warn',
@@ -66,7 +66,10 @@ export function createOAuthRegistry(providers: readonly ProviderInfo[], log: Log
 
 function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, timeoutMs: number): OAuthRuntime {
   if (provider.protocol !== 'oidc') {
-    const strategy = build(provider, timeoutMs)
+    const strategy = prepare(
+      provider.protocol === 'strategy' ? construct(provider) : userinfoStrategy(provider, endpointsOf(provider)),
+      timeoutMs,
+    )
     passport.use(provider.id, strategy)
     const ready: Ready = {}
     const origin = originOf(authorizeUrlOf(strategy))
@@ -92,7 +95,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
   const ready = () => {
     pending ??= discover(provider, timeoutMs).then(
       (metadata) => {
-        passport.use(provider.id, build(provider, timeoutMs, metadata))
+        passport.use(provider.id, prepare(userinfoStrategy(provider, discoveredEndpoints(metadata)), timeoutMs))
         origin = originOf(metadata.authorization_endpoint) ?? origin
         return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs) } }
       },
@@ -132,32 +135,66 @@ function originOf(url: unknown): string | undefined {
   return parsed ? parsed.origin : undefined
 }
 
-/** The strategy, built by the package: its callback URL (per request), its state store, PKCE, its verify function. */
-function build(provider: OAuthProvider, timeoutMs: number, metadata?: OidcMetadata): OAuth2Strategy {
-  const managed = {
-    store: flowStateStore,
-    pkce: provider.checks.includes('pkce') ? 'S256' : false,
-    passReqToCallback: true,
+/** What every strategy the package builds is given: its state store, PKCE, its verify step (with the request). */
+function managed(provider: OAuthProvider) {
+  return { store: flowStateStore, pkce: provider.checks.includes('pkce') ? 'S256' : false, passReqToCallback: true }
+}
+
+interface Endpoints {
+  readonly authorizationURL: string
+  readonly tokenURL: string
+  readonly userinfoURL: string | undefined
+}
+
+function endpointsOf(provider: OAuth2Provider): Endpoints {
+  return { authorizationURL: provider.authorizationUrl, tokenURL: provider.tokenUrl, userinfoURL: provider.userinfoUrl }
+}
+
+function discoveredEndpoints(metadata: OidcMetadata): Endpoints {
+  return {
+    authorizationURL: metadata.authorization_endpoint,
+    tokenURL: metadata.token_endpoint,
+    userinfoURL: metadata.userinfo_endpoint,
   }
-  const strategy: OAuth2Strategy =
-    provider.protocol === 'strategy'
-      ? (new provider.strategy(
-          { ...provider.options, ...managed } as never,
-          verify as never,
-        ) as unknown as OAuth2Strategy)
-      : new UserinfoStrategy(
-          {
-            clientID: provider.clientId,
-            clientSecret: provider.clientSecret,
-            authorizationURL:
-              metadata?.authorization_endpoint ?? (provider as { authorizationUrl: string }).authorizationUrl,
-            tokenURL: metadata?.token_endpoint ?? (provider as { tokenUrl: string }).tokenUrl,
-            userinfoURL: metadata ? metadata.userinfo_endpoint : (provider as { userinfoUrl?: string }).userinfoUrl,
-            scope: provider.scope,
-            ...managed,
-          } as never,
-          verify,
-        )
+}
+
+/** The strategy of an oauth2() or oidc() provider. */
+function userinfoStrategy(provider: OAuth2Provider | OidcProvider, endpoints: Endpoints): OAuth2Strategy {
+  return new UserinfoStrategy(
+    {
+      clientID: provider.clientId,
+      clientSecret: provider.clientSecret,
+      ...endpoints,
+      scope: provider.scope,
+      ...managed(provider),
+    } as never,
+    verify,
+  )
+}
+
+/**
+ * The app's strategy class, constructed with its options and ours. passportStrategy() let only a
+ * class with passport-oauth2's methods through; its instances must also carry passport-oauth2's
+ * client (`_oauth2`), through which every request to the provider gets its deadline.
+ */
+function construct(provider: StrategyProvider): OAuth2Strategy {
+  const option = `providers[${JSON.stringify(provider.id)}]`
+  let strategy: unknown
+  try {
+    strategy = new provider.strategy({ ...provider.options, ...managed(provider) } as never, verify as never)
+  } catch (error) {
+    throw new ConfigurationError(`\`${option}.options\` were refused by the strategy: ${errorText(error)}`)
+  }
+  const client = (strategy as { _oauth2?: { _executeRequest?: unknown } })._oauth2
+  if (typeof client?._executeRequest !== 'function')
+    throw new ConfigurationError(
+      `\`${option}.strategy\` is not built on passport-oauth2 (its instances have no passport-oauth2 client, \`_oauth2\`): the package signs in with OAuth 2 and OpenID Connect strategies built on passport-oauth2, and with e-mail links`,
+    )
+  return strategy as OAuth2Strategy
+}
+
+/** A strategy as the package runs it: the extra authorization parameters, and a deadline on its requests. */
+function prepare(strategy: OAuth2Strategy, timeoutMs: number): OAuth2Strategy {
   // authorizationParams() is passport-oauth2's documented hook for extra parameters; ours adds the
   // nonce and the app's extra parameters on top of the strategy's own.
   const own = strategy.authorizationParams.bind(strategy)

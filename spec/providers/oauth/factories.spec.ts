@@ -1,13 +1,7 @@
+import { Strategy } from 'passport'
 import OAuth2Strategy from 'passport-oauth2'
-import {
-  auth,
-  ConfigurationError,
-  oauth2,
-  oidc,
-  passportStrategy,
-  type LogEntry,
-  type OAuthProvider,
-} from '../../../lib'
+import { auth, ConfigurationError, oauth2, oidc, passportStrategy, type LogEntry } from '../../../lib'
+import type { OAuthProvider } from '../../../lib/providers/types'
 import { extraParams } from '../../../lib/providers/oauth/authorize'
 import { defaultProfile, toTokens } from '../../../lib/providers/oauth/profile'
 import { restoreClock, useClock } from '../../support/clock'
@@ -59,18 +53,18 @@ describe('provider factories: configuration errors name the option and the fix',
     expectConfigurationError(
       () => oauth2({ ...OAUTH2, clientId: undefined as never }),
       'providers["corp"].clientId',
-      /required \(a non-empty string\)/,
+      /must be a non-empty string such as process\.env\.CLIENT_ID; got undefined/,
     )
     expectConfigurationError(
       () => oauth2({ ...OAUTH2, clientSecret: '' }),
       'providers["corp"].clientSecret',
-      /required/,
+      /must be a non-empty string/,
     )
-    expectConfigurationError(() => oidc({ ...OIDC, clientId: '' }), 'providers["idp"].clientId', /required/)
+    expectConfigurationError(() => oidc({ ...OIDC, clientId: '' }), 'providers["idp"].clientId', /non-empty string/)
     expectConfigurationError(
       () => oidc({ ...OIDC, clientSecret: undefined as never }),
       'providers["idp"].clientSecret',
-      /required/,
+      /non-empty string/,
     )
   })
 
@@ -166,6 +160,191 @@ describe('provider factories: configuration errors name the option and the fix',
       () => oauth2({ ...OAUTH2, profile: 'name' as never }),
       'providers["corp"].profile',
       /must be a function/,
+    )
+  })
+})
+
+/** The message of the ConfigurationError `make` throws. */
+function messageOf(make: () => unknown): string {
+  let error: unknown
+  try {
+    make()
+  } catch (caught) {
+    error = caught
+  }
+  expect(error).toBeInstanceOf(ConfigurationError)
+  return (error as Error).message
+}
+
+describe('provider factories: unknown options are refused, with the option meant', () => {
+  const factories = {
+    oauth2: (extra: object) => oauth2({ ...OAUTH2, ...extra }),
+    oidc: (extra: object) => oidc({ ...OIDC, ...extra }),
+    passportStrategy: (extra: object) => passportStrategy({ ...OAUTH, ...extra }),
+  }
+  const ids = { oauth2: 'corp', oidc: 'idp', passportStrategy: 'github' }
+
+  it.each([
+    // A near miss gets "did you mean", as auth() and its nested options do.
+    ['oauth2', 'clientSecert', 'clientSecret'],
+    ['oauth2', 'tokenurl', 'tokenUrl'],
+    ['oidc', 'isuer', 'issuer'],
+    ['oidc', 'nmae', 'name'],
+    ['passportStrategy', 'stratgy', 'strategy'],
+    ['passportStrategy', 'profil', 'profile'],
+    // Passport's spellings and other usual mistakes get the option meant, and why.
+    ['oauth2', 'clientID', 'clientId'],
+    ['oidc', 'clientID', 'clientId'],
+    ['oauth2', 'scopes', 'scope'],
+    ['oidc', 'scopes', 'scope'],
+    ['oauth2', 'userInfoUrl', 'userinfoUrl'],
+    ['oauth2', 'authorizationURL', 'authorizationUrl'],
+    ['oauth2', 'tokenURL', 'tokenUrl'],
+    ['oidc', 'issuerUrl', 'issuer'],
+    ['passportStrategy', 'clientID', 'options.clientID'],
+    ['passportStrategy', 'clientId', 'options.clientID'],
+    ['passportStrategy', 'scope', 'options.scope'],
+  ] as const)('%s() refuses %s and names %s', (factory, key, meant) => {
+    const where = `providers["${ids[factory]}"]`
+    expect(messageOf(() => factories[factory]({ [key]: 'x' }))).toContain(
+      `Unknown option \`${where}.${key}\`. Did you mean \`${where}.${meant}\`?`,
+    )
+  })
+
+  it("says why Passport's clientID is refused by oauth2() and oidc()", () => {
+    expect(messageOf(() => factories.oauth2({ clientID: 'app' }))).toMatch(/Passport.s spelling/)
+    expect(messageOf(() => factories.oidc({ clientID: 'app' }))).toMatch(/Passport.s spelling/)
+  })
+
+  it('explains options that belong elsewhere: the callback URL, endpoints of a discovered issuer, an issuer in oauth2()', () => {
+    for (const factory of ['oauth2', 'oidc', 'passportStrategy'] as const) {
+      expect(messageOf(() => factories[factory]({ callbackURL: 'https://example.com/cb' }))).toMatch(
+        /Unknown option `providers\["\w+"\]\.callbackURL`\. The package sets the callback URL itself, `\{url\}\/callback\/\{id\}`/,
+      )
+    }
+    expect(messageOf(() => factories.oidc({ userinfoUrl: 'https://idp.example.com/me' }))).toMatch(
+      /Unknown option `providers\["idp"\]\.userinfoUrl`\. oidc\(\) finds its endpoints by discovery from `issuer`; .* use oauth2\(\)/,
+    )
+    expect(messageOf(() => factories.oauth2({ issuer: 'https://idp.example.com' }))).toMatch(/use oidc\(/)
+  })
+
+  it('lists the known options when no key is near', () => {
+    expect(messageOf(() => factories.oidc({ somethingElse: true }))).toBe(
+      'Unknown option `providers["idp"].somethingElse`. Known options: id, name, checks, profile, issuer, clientId, clientSecret, scope.',
+    )
+  })
+
+  it('refuses options that are not an object, naming the factory and its shape', () => {
+    expect(messageOf(() => oidc(undefined as never))).toBe(
+      'oidc() takes an options object such as { id, issuer, clientId, clientSecret }; got undefined',
+    )
+    expect(messageOf(() => oauth2('corp' as never))).toMatch(/^oauth2\(\) takes an options object .*; got "corp"$/)
+    expect(messageOf(() => passportStrategy([] as never))).toMatch(/^passportStrategy\(\) takes an options object/)
+  })
+})
+
+describe('provider factories: each kind of option is checked for its type', () => {
+  it('strings: a name, a client id, a scope', () => {
+    expectConfigurationError(
+      () => oidc({ ...OIDC, name: 42 as never }),
+      'providers["idp"].name',
+      /non-empty string.*; got 42/,
+    )
+    expectConfigurationError(() => oauth2({ ...OAUTH2, clientId: 42 as never }), 'providers["corp"].clientId', /got 42/)
+    expectConfigurationError(() => oauth2({ ...OAUTH2, scope: 7 as never }), 'providers["corp"].scope', /got 7/)
+  })
+
+  it('a scope given as a list: one string of space-separated scopes, written out', () => {
+    expectConfigurationError(
+      () => oidc({ ...OIDC, scope: ['openid', 'email'] as never }),
+      'providers["idp"].scope',
+      /is one string of space-separated scopes: write "openid email"/,
+    )
+  })
+
+  it("an OpenID Connect scope without 'openid' (the issuer would send no ID token)", () => {
+    expectConfigurationError(
+      () => oidc({ ...OIDC, scope: 'email profile' }),
+      'providers["idp"].scope',
+      /must include 'openid'/,
+    )
+    expect(oidc({ ...OIDC, scope: 'email openid' }).scope).toBe('email openid')
+  })
+
+  it('functions: a profile mapper, a strategy class', () => {
+    expectConfigurationError(() => oidc({ ...OIDC, profile: {} as never }), 'providers["idp"].profile', /got an object/)
+    expectConfigurationError(
+      () => passportStrategy({ ...OAUTH, strategy: 'passport-github2' as never }),
+      'providers["github"].strategy',
+      /strategy class.*; got "passport-github2"/,
+    )
+  })
+
+  it('lists: checks must be an array of the known checks', () => {
+    expectConfigurationError(
+      () => oauth2({ ...OAUTH2, checks: 'state' as never }),
+      'providers["corp"].checks',
+      /a list of 'state', 'pkce' and 'nonce'; got "state"/,
+    )
+  })
+
+  it('URLs: an endpoint that is not a string', () => {
+    expectConfigurationError(
+      () => oauth2({ ...OAUTH2, tokenUrl: new URL('https://corp.example.com/token') as never }),
+      'providers["corp"].tokenUrl',
+      /absolute http\(s\) URL; got an object/,
+    )
+  })
+})
+
+/** passport-local's shape: a Passport strategy, but a password form, not OAuth 2. */
+class PasswordStrategy extends Strategy {
+  constructor(_options: object, _verify: unknown) {
+    super()
+  }
+  override authenticate(): void {
+    this.fail()
+  }
+}
+
+/** A strategy with passport-oauth2's methods on its prototype that does not construct its client. */
+class HollowOAuthStrategy extends PasswordStrategy {
+  authorizationParams() {
+    return {}
+  }
+  tokenParams() {
+    return {}
+  }
+  userProfile(_token: string, done: (error: null, profile: object) => void) {
+    done(null, {})
+  }
+}
+
+describe('passportStrategy(): only strategies built on passport-oauth2', () => {
+  const start = (provider: OAuthProvider) =>
+    auth({ url: 'http://localhost:3000/api/auth', secret: 'x'.repeat(40), providers: [provider], logger: false })
+
+  it('refuses a strategy that is not OAuth 2 (passport-local), saying what the package signs in with', () => {
+    expect(
+      messageOf(() =>
+        passportStrategy({ id: 'local', strategy: PasswordStrategy, options: { usernameField: 'email' } }),
+      ),
+    ).toMatch(
+      /^`providers\["local"\]\.strategy` is not an OAuth 2 strategy .*signs in with OAuth 2 and OpenID Connect strategies built on passport-oauth2 .*and with e-mail links \(email\(\)\)/,
+    )
+  })
+
+  it('refuses at auth() a strategy whose instances have no passport-oauth2 client (no deadline could be set on its requests)', () => {
+    const provider = passportStrategy({ id: 'hollow', strategy: HollowOAuthStrategy, options: {} })
+    expect(messageOf(() => start(provider))).toMatch(
+      /^`providers\["hollow"\]\.strategy` is not built on passport-oauth2 \(its instances have no passport-oauth2 client, `_oauth2`\)/,
+    )
+  })
+
+  it("names the strategy's options when the strategy refuses them at auth()", () => {
+    const provider = passportStrategy({ ...OAUTH, options: { ...OAUTH.options, clientID: '' } })
+    expect(messageOf(() => start(provider))).toBe(
+      '`providers["github"].options` were refused by the strategy: OAuth2Strategy requires a clientID option',
     )
   })
 })

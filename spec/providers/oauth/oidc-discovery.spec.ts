@@ -92,6 +92,57 @@ describe('discovery', () => {
   })
 })
 
+describe('the endpoints discovery names', () => {
+  const FIELDS = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri'] as const
+
+  it.each(FIELDS)('refuses a document whose %s is not an absolute http(s) URL', async (field) => {
+    server.state.status = 200
+    for (const value of [42, { href: `${issuer}/x` }, '/relative', 'ftp://127.0.0.1/x', 'javascript:alert(1)']) {
+      server.state.body = JSON.stringify({ ...document(), [field]: value })
+      await expect(discover(provider, 5000)).rejects.toThrow(`discovery's ${field} is not an absolute http(s) URL`)
+    }
+  })
+
+  it('reads a userinfo_endpoint, and a document without one', async () => {
+    server.state.status = 200
+    server.state.body = JSON.stringify({ ...document(), userinfo_endpoint: `${issuer}/me` })
+    await expect(discover(provider, 5000)).resolves.toMatchObject({ userinfo_endpoint: `${issuer}/me` })
+    server.state.body = JSON.stringify(document())
+    await expect(discover(provider, 5000)).resolves.not.toHaveProperty('userinfo_endpoint')
+  })
+
+  describe('of an https issuer', () => {
+    // An https issuer cannot run on this spec's loopback server without a certificate Node trusts:
+    // its one answer is given to fetch directly.
+    const secure = { issuer: 'https://idp.example.com' } as OidcProvider
+    const secureDocument = {
+      issuer: secure.issuer,
+      authorization_endpoint: 'https://idp.example.com/authorize',
+      token_endpoint: 'https://idp.example.com/token',
+      userinfo_endpoint: 'https://idp.example.com/me',
+      jwks_uri: 'https://idp.example.com/jwks',
+    }
+    const answer = (body: object) =>
+      jest.spyOn(globalThis, 'fetch').mockImplementation(async () => new Response(JSON.stringify(body)))
+    afterEach(() => jest.restoreAllMocks())
+
+    it('reads https endpoints', async () => {
+      answer(secureDocument)
+      await expect(discover(secure, 5000)).resolves.toEqual(secureDocument)
+    })
+
+    it.each(FIELDS)(
+      'refuses a plain http %s (tokens and the client secret would travel in clear text)',
+      async (field) => {
+        answer({ ...secureDocument, [field]: 'http://idp.example.com/x' })
+        await expect(discover(secure, 5000)).rejects.toThrow(
+          `discovery's ${field} is plain http, but the issuer is https: "http://idp.example.com/x"`,
+        )
+      },
+    )
+  })
+})
+
 describe('the key set cache', () => {
   const KEY = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'k1' }
 
