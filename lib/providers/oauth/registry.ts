@@ -5,7 +5,7 @@ import { limitOAuthRequests } from './deadline'
 import { UserinfoStrategy } from './userinfo-strategy'
 import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
 import { flowStateStore } from './passport-state-store'
-import type { OAuth2Provider, OAuthProvider, OidcProvider, Provider, ProviderInfo, StrategyProvider } from '../types'
+import type { OAuth2Provider, OAuthProvider, OidcProvider, Provider, StrategyProvider } from '../types'
 import { ConfigurationError } from '../../errors'
 import { parseHttpUrl } from '../../urls/http-url'
 

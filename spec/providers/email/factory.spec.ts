@@ -55,7 +55,12 @@ describe('email()', () => {
     [
       'an unknown option',
       { from: 'a@example.com', sever: 'smtp://localhost', ...SEND },
-      /Unknown option `providers\["email"\]\.sever`/,
+      /Unknown option `providers\["email"\]\.sever`\. Did you mean `providers\["email"\]\.server`\?/,
+    ],
+    [
+      "NextAuth's British spelling of normalizeIdentifier",
+      { from: 'a@example.com', normaliseIdentifier: (address: string) => address, ...SEND },
+      /Unknown option `providers\["email"\]\.normaliseIdentifier`\. Did you mean `providers\["email"\]\.normalizeIdentifier`\?/,
     ],
   ])('refuses %s at start-up, naming the option', (_label, options, message) => {
     expect(configError(() => email(options as never))).toMatch(message)
