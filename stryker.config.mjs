@@ -19,6 +19,15 @@ export default {
     'lib/urls/callback-url.ts',
     // The one JSON parser of untrusted token headers and payloads (JWE, JWS).
     'lib/util/json.ts',
+    // Who an address is (one mailbox, one user), and what a refused recipient answers, and when.
+    'lib/providers/email/address.ts',
+    'lib/providers/email/send.ts',
+    'lib/providers/email/timing.ts',
+    // The bounds an attacker can push: limiter keys, revocation times (fail closed past the bound).
+    'lib/store/memory.ts',
+    // How long a record held from Redis may be trusted, and what is held.
+    'lib/store/redis/liveness.ts',
+    'lib/store/redis/held.ts',
   ],
   testRunner: 'jest',
   jest: {
