@@ -76,6 +76,9 @@ describe('a database session token spelled another way', () => {
     const store = new session.MemoryStore()
     const claims = { sub: 'email:ada@example.com', user: ADA, iat: NOW, exp: NOW + 3600, auth_time: NOW }
     store.set(sidOf(TOKEN), { cookie: { expires: new Date((NOW + 3600) * 1000) }, ...claims } as never)
+    // A session is valid only while listed: with no index shared through Redis, the listing is an
+    // entry beside the record in the same store (lib/session/store-listing.ts).
+    store.set(`listed.${sidOf(TOKEN)}`, { cookie: { expires: new Date((NOW + 3600) * 1000) }, listed: true } as never)
     const asked: string[] = []
     const get = store.get.bind(store)
     store.get = (sid, callback) => {
@@ -86,6 +89,6 @@ describe('a database session token spelled another way', () => {
     for (const twin of respellings(TOKEN)) await getSession(app, sessionCookie(twin)).expect(200, {})
     expect(asked).toEqual([])
     expect((await getSession(app, sessionCookie(TOKEN))).body.user).toEqual(ADA)
-    expect(asked).toEqual([sidOf(TOKEN)])
+    expect(asked.filter((sid) => !sid.startsWith('listed.'))).toEqual([sidOf(TOKEN)])
   })
 })
