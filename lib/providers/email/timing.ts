@@ -5,10 +5,13 @@ import { randomBuffer } from '../../crypto/random'
  * server that refuses unknown recipients does so at RCPT TO, before the message is even sent, so
  * the refusal comes back sooner than an accepted send (DATA, the message, the server's scanning):
  * answered at once, its time would tell which addresses exist. So the answer to a refusal waits
- * until as long has passed, since its send started, as one of the last accepted sends took, drawn
- * at random: its time is then spread like theirs. Never longer than the send deadline (no
- * accepted send takes longer). Before the first accepted send, it waits a second (the usual time
- * of a send with TLS over the network), or the whole deadline when that is shorter.
+ * until as long has passed, since its send started, as a time drawn afresh from the spread of the
+ * last accepted sends: a random point between two of them picked at random, moved by up to 5 %
+ * either way. Never one of the recorded times itself: a caller who timed their own accepted sends
+ * (and so knows the recorded times) must not recognise a refusal by an exact match. Never longer
+ * than the send deadline (no accepted send takes longer). Before the first accepted send, it waits
+ * between half a second and a second and a half (about the time of a send with TLS over the
+ * network), drawn at random, or the whole deadline when that is shorter.
  */
 export interface SendTimes {
   /** Keeps the time, in milliseconds, an accepted send took. */
@@ -18,7 +21,13 @@ export interface SendTimes {
 }
 
 const KEPT = 32
-const COLD_START_MS = 1000
+const COLD_START_MS = { low: 500, high: 1500 }
+const WOBBLE = 0.05
+
+/** A random number in [0, 1), with 32 bits of the package's one source of randomness. */
+function fraction(): number {
+  return randomBuffer(4).readUInt32BE(0) / 2 ** 32
+}
 
 export function sendTimes(deadline: number): SendTimes {
   // The last KEPT accepted sends of this provider in this process, oldest overwritten first.
@@ -30,8 +39,12 @@ export function sendTimes(deadline: number): SendTimes {
       next = (next + 1) % KEPT
     },
     draw() {
-      if (kept.length === 0) return Math.min(COLD_START_MS, deadline)
-      return kept[randomBuffer(4).readUInt32BE(0) % kept.length]!
+      if (kept.length === 0)
+        return Math.min(COLD_START_MS.low + fraction() * (COLD_START_MS.high - COLD_START_MS.low), deadline)
+      const pick = () => kept[Math.floor(fraction() * kept.length)]!
+      const a = pick()
+      const between = a + fraction() * (pick() - a)
+      return Math.min(Math.max(between * (1 + WOBBLE * (2 * fraction() - 1)), 0), deadline)
     },
   }
 }

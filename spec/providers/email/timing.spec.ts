@@ -1,25 +1,43 @@
 import { sendTimes, until } from '../../../lib/providers/email/timing'
 
-/** The time a refused recipient's answer is made to take: one of the recent accepted sends', within the deadline. */
+/**
+ * The time a refused recipient's answer is made to take: drawn afresh from the spread of the
+ * recent accepted sends, never one of their recorded times (a caller who timed their own accepted
+ * sends would recognise a refusal by the exact match), within the deadline.
+ */
 describe('sendTimes', () => {
-  it('before any accepted send: 1 s, or the deadline when that is shorter', () => {
-    expect(sendTimes(10_000).draw()).toBe(1000)
+  const draws = (times: ReturnType<typeof sendTimes>, n = 400) => Array.from({ length: n }, () => times.draw())
+
+  it('before any accepted send: between 0.5 and 1.5 s, spread, or the deadline when that is shorter', () => {
+    const drawn = draws(sendTimes(10_000))
+    expect(Math.min(...drawn)).toBeGreaterThanOrEqual(500)
+    expect(Math.max(...drawn)).toBeLessThanOrEqual(1500)
+    expect(new Set(drawn).size).toBeGreaterThan(390)
+    expect(Math.max(...drawn) - Math.min(...drawn)).toBeGreaterThan(500)
     expect(sendTimes(400).draw()).toBe(400)
   })
 
-  it('draws one of the accepted sends, each of them in time', () => {
+  it('draws within the spread of the accepted sends (5 % either way), never a recorded time', () => {
     const times = sendTimes(10_000)
     for (const ms of [310, 320, 330]) times.accepted(ms)
-    const drawn = new Set(Array.from({ length: 200 }, () => times.draw()))
-    expect([...drawn].sort()).toEqual([310, 320, 330])
+    const drawn = draws(times)
+    expect(drawn.filter((ms) => [310, 320, 330].includes(ms))).toEqual([])
+    expect(Math.min(...drawn)).toBeGreaterThanOrEqual(310 * 0.95)
+    expect(Math.max(...drawn)).toBeLessThanOrEqual(330 * 1.05)
+    expect(Math.max(...drawn) - Math.min(...drawn)).toBeGreaterThan(20)
+  })
+
+  it('with a single accepted send, still not its exact time', () => {
+    const times = sendTimes(10_000)
+    times.accepted(300)
+    expect(draws(times).filter((ms) => ms === 300)).toEqual([])
   })
 
   it('keeps the last 32 only', () => {
     const times = sendTimes(10_000)
     for (let i = 0; i < 32; i++) times.accepted(5000)
     for (let i = 0; i < 32; i++) times.accepted(300)
-    const drawn = new Set(Array.from({ length: 200 }, () => times.draw()))
-    expect([...drawn]).toEqual([300])
+    expect(Math.max(...draws(times))).toBeLessThanOrEqual(300 * 1.05)
   })
 
   it('never draws more than the deadline, nor less than nothing', () => {
