@@ -126,6 +126,12 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
       "`url` is required with email(): sign-in links are never built from a request's Host or X-Forwarded-Host; set `url: 'https://example.com/api/auth'` or SERVICE_AUTH_URL",
     )
   }
+  if (providers.length === 0)
+    log(
+      'warn',
+      'config.warning',
+      '`providers` is empty: the sign-in page has no way to sign in; add oidc(), oauth2(), passportStrategy() or email() to `providers`',
+    )
   const redis = resolveRedis(options)
   const session = resolveSession(options.session, redis !== null)
   if (session.strategy === 'database' && session.store && !redis) {
@@ -170,7 +176,8 @@ function resolveBase(url: unknown, env: NodeJS.ProcessEnv, trustHost: boolean): 
   if (fromEnv) return parseBaseUrl(fromEnv, 'SERVICE_AUTH_URL')
   if (trustHost) return null
   throw new ConfigurationError(
-    "`url` is required: pass `url: 'https://example.com/api/auth'` or set SERVICE_AUTH_URL (or, behind a proxy you trust, `trustHost: true`)",
+    "`url` is required: pass `url: 'https://example.com/api/auth'` or set SERVICE_AUTH_URL (or, behind a proxy you trust, `trustHost: true`)" +
+      notRead(env, ['NEXTAUTH_URL', 'AUTH_URL']),
   )
 }
 
@@ -179,7 +186,9 @@ function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string
   const raw = value ?? env.SERVICE_AUTH_SECRET
   const fix = `use 32 or more random characters, for example the output of \`openssl rand -base64 32\``
   if (raw === undefined || raw === '')
-    throw new ConfigurationError(`\`secret\` is required: pass \`secret\` or set SERVICE_AUTH_SECRET; ${fix}`)
+    throw new ConfigurationError(
+      `\`secret\` is required: pass \`secret\` or set SERVICE_AUTH_SECRET; ${fix}${notRead(env, ['NEXTAUTH_SECRET', 'AUTH_SECRET'])}`,
+    )
   const list = Array.isArray(raw) ? raw : [raw]
   if (list.length === 0) throw new ConfigurationError(`\`secret\` must not be an empty array; ${fix}`)
   list.forEach((secret, index) => {
@@ -191,6 +200,13 @@ function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string
       throw new ConfigurationError(`\`${name}\` is ${secret.length} characters long; ${fix}`)
   })
   return Object.freeze([...(list as string[])])
+}
+
+/** NextAuth's own variables, when set: the app may expect them to work here. Their values are never shown. */
+function notRead(env: NodeJS.ProcessEnv, names: readonly string[]): string {
+  const set = names.filter((name) => Boolean(env[name]))
+  if (set.length === 0) return ''
+  return `; ${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} NextAuth's and not read here`
 }
 
 const PROTOCOLS: ReadonlySet<unknown> = new Set(['strategy', 'oauth2', 'oidc', 'email'])
