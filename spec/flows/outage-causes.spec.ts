@@ -1,4 +1,4 @@
-import { email, oidc } from '../../lib'
+import { de, email, oidc } from '../../lib'
 import { serve } from '../support/app'
 import { Browser } from '../support/browser'
 import { freePort } from '../support/process'
@@ -39,6 +39,30 @@ describe('an issuer that is down', () => {
       expect(entry?.message).toBe(
         `provider gone: OpenID Connect discovery at http://127.0.0.1:${port} failed: 127.0.0.1:${port} could not be reached (ECONNREFUSED)`,
       )
+    } finally {
+      await gone.close()
+    }
+  })
+
+  it('tells the user the sign-in service could not be reached, not to try another account, in English and German', async () => {
+    const port = await freePort()
+    const gone = await serve({
+      languages: { de },
+      providers: [oidc({ id: 'gone', issuer: `http://127.0.0.1:${port}`, clientId: 'c', clientSecret: 's' })],
+    })
+    try {
+      const res = await new Browser(gone).startSignIn('gone')
+      const errorUrl = res.headers.get('location')!
+      expect(new URL(errorUrl).searchParams.get('error')).toBe('OAuthSignin')
+      const signin = await fetch(errorUrl, { redirect: 'manual' })
+      const page = (language: string) =>
+        fetch(signin.headers.get('location')!, { headers: { 'Accept-Language': language } }).then((r) => r.text())
+      const english = await page('en')
+      expect(english).toContain('The sign-in service could not be reached. Please try again in a few minutes.')
+      expect(english).not.toContain('different account')
+      const german = await page('de')
+      expect(german).toContain('Der Anmeldedienst ist nicht erreichbar.')
+      expect(german).not.toContain('anderen Konto')
     } finally {
       await gone.close()
     }
