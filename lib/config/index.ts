@@ -9,6 +9,7 @@ import type { ExpressSessionStore } from '../store/express-session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
 import { resolveRequestRateLimit, type RequestRateLimit } from './limits'
 import { resolveOrigins } from './origins'
+import { notRead } from './nextauth-variables'
 import { parseHttpUrl } from '../urls/http-url'
 import { resolveLanguages, type Languages } from '../pages/languages'
 import {
@@ -200,13 +201,6 @@ function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string
       throw new ConfigurationError(`\`${name}\` is ${secret.length} characters long; ${fix}`)
   })
   return Object.freeze([...(list as string[])])
-}
-
-/** NextAuth's own variables, when set: the app may expect them to work here. Their values are never shown. */
-function notRead(env: NodeJS.ProcessEnv, names: readonly string[]): string {
-  const set = names.filter((name) => Boolean(env[name]))
-  if (set.length === 0) return ''
-  return `; ${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} NextAuth's and not read here`
 }
 
 const PROTOCOLS: ReadonlySet<unknown> = new Set(['strategy', 'oauth2', 'oidc', 'email'])

@@ -141,7 +141,9 @@ describe('configuration', () => {
       {},
     )
     expect(weakened.cookies.secure.sessionToken.attrs).not.toContain('Secure')
-    expect(logs.filter(besidesNoProviders)).toEqual([expect.objectContaining({ level: 'warn', event: 'config.warning' })])
+    expect(logs.filter(besidesNoProviders)).toEqual([
+      expect.objectContaining({ level: 'warn', event: 'config.warning' }),
+    ])
   })
 
   it('checks cookie attributes and says at start-up when an override widens a cookie', () => {

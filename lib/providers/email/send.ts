@@ -115,7 +115,10 @@ function systemErrorName(errno: number): string {
  */
 function where(error: unknown, transport?: EmailProvider['transport']): string {
   const fromError = (error ?? {}) as { address?: unknown; port?: unknown }
-  const options = ((transport as { options?: unknown } | undefined)?.options ?? {}) as { host?: unknown; port?: unknown }
+  const options = ((transport as { options?: unknown } | undefined)?.options ?? {}) as {
+    host?: unknown
+    port?: unknown
+  }
   const host = typeof fromError.address === 'string' ? fromError.address : options.host
   const port = typeof fromError.port === 'number' ? fromError.port : options.port
   if (typeof host !== 'string' || !/^[\w.:[\]-]{1,253}$/.test(host)) return ''

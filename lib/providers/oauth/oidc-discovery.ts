@@ -27,7 +27,9 @@ async function getJson(url: string, timeoutMs: number): Promise<Record<string, u
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } })
   } catch (error) {
-    throw new Error(`${new URL(url).host} could not be reached (${unreachable(error, timeoutMs)})`)
+    throw new Error(`${new URL(url).host} could not be reached (${unreachable(error, timeoutMs)})`, {
+      cause: error,
+    })
   }
   if (!res.ok) {
     await res.body?.cancel()
@@ -46,7 +48,9 @@ async function getJson(url: string, timeoutMs: number): Promise<Record<string, u
 function unreachable(error: unknown, timeoutMs: number): string {
   const { name, cause } = (error ?? {}) as { name?: unknown; cause?: { code?: unknown; errors?: unknown } }
   if (name === 'TimeoutError') return `no answer within ${timeoutMs} ms`
-  const first: unknown = Array.isArray(cause?.errors) ? (cause.errors[0] as { code?: unknown } | undefined)?.code : undefined
+  const first: unknown = Array.isArray(cause?.errors)
+    ? (cause.errors[0] as { code?: unknown } | undefined)?.code
+    : undefined
   const code = cause?.code ?? first
   return typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,31}$/.test(code) ? code : 'fetch failed'
 }
