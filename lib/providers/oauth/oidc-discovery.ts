@@ -27,9 +27,7 @@ async function getJson(url: string, timeoutMs: number): Promise<Record<string, u
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } })
   } catch (error) {
-    throw new Error(`${new URL(url).host} could not be reached (${unreachable(error, timeoutMs)})`, {
-      cause: error,
-    })
+    throw new Error(`${new URL(url).host} ${unreachable(error, timeoutMs)}`, { cause: error })
   }
   if (!res.ok) {
     await res.body?.cancel()
@@ -47,12 +45,12 @@ async function getJson(url: string, timeoutMs: number): Promise<Record<string, u
  */
 function unreachable(error: unknown, timeoutMs: number): string {
   const { name, cause } = (error ?? {}) as { name?: unknown; cause?: { code?: unknown; errors?: unknown } }
-  if (name === 'TimeoutError') return `no answer within ${timeoutMs} ms`
+  if (name === 'TimeoutError') return `gave no answer within ${timeoutMs} ms (timeout)`
   const first: unknown = Array.isArray(cause?.errors)
     ? (cause.errors[0] as { code?: unknown } | undefined)?.code
     : undefined
   const code = cause?.code ?? first
-  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,31}$/.test(code) ? code : 'fetch failed'
+  return `could not be reached (${typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,31}$/.test(code) ? code : 'fetch failed'})`
 }
 
 async function readCapped(res: Response, url: string): Promise<string> {
