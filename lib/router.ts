@@ -1,7 +1,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express'
 import { DEFAULT_BASE_PATH, trimSlashes } from './urls/base-url'
 import { AuthError, isAuthError } from './errors'
-import { foreignHost, serviceFor, untrustedForwarding } from './http/base'
+import { foreignHost, hostsOf, serviceFor, untrustedForwarding } from './http/base'
 import { readBody } from './http/body'
 import { readCookies } from './http/cookies'
 import { errorAnswer, sendError } from './http/error-response'
@@ -154,6 +154,8 @@ async function dispatch(
  */
 function setupChecks(svc: Services, basePath: string): (req: Request) => void {
   const warned = new Set<'proxy' | 'host' | 'mount'>()
+  const base = svc.config.base
+  const hosts = base && hostsOf(base)
   const warn = (cause: 'proxy' | 'host' | 'mount', message: string, fields?: Record<string, unknown>) => {
     warned.add(cause)
     svc.log('warn', 'config.warning', message, fields)
@@ -174,8 +176,7 @@ function setupChecks(svc: Services, basePath: string): (req: Request) => void {
         'proxy',
         "requests carry X-Forwarded-For but Express does not trust their sender, so every user has the proxy's address and shares one rate limit: set app.set('trust proxy', …) to your proxy (see docs/getting-started.md, behind a proxy)",
       )
-    const base = svc.config.base
-    const host = base && !warned.has('host') ? foreignHost(base, req) : null
+    const host = hosts && !warned.has('host') ? foreignHost(hosts, req) : null
     if (base && host !== null)
       warn(
         'host',

@@ -81,15 +81,18 @@ const HOST_QUOTE = 100
  * left behind when the app moved to another port or name. A proxy's X-Forwarded-Host, when present,
  * is the public one. For a warning only: nothing is built from it, and it is cut to 100 characters.
  */
-export function foreignHost(base: BaseUrl, req: Request): string | null {
+export function foreignHost(hosts: ReadonlySet<string>, req: Request): string | null {
   const forwarded = req.headers['x-forwarded-host']
   const raw = (Array.isArray(forwarded) ? forwarded[0] : forwarded) ?? req.headers.host
   const host = raw?.split(',')[0]?.trim().toLowerCase()
-  if (!host) return null
-  const expected = new URL(base.origin).host
-  const implicit = base.secure ? ':443' : ':80'
-  if (host === expected || host === `${expected}${implicit}`) return null
+  if (!host || hosts.has(host)) return null
   return outsideText(host, HOST_QUOTE)
+}
+
+/** The spellings of `url`'s host a request may use: its default port written out or not. Once, at start. */
+export function hostsOf(base: BaseUrl): ReadonlySet<string> {
+  const host = new URL(base.origin).host
+  return new Set([host, `${host}${base.secure ? ':443' : ':80'}`])
 }
 
 /**
