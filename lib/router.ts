@@ -1,11 +1,11 @@
 import { Router, type NextFunction, type Request, type Response } from 'express'
 import { DEFAULT_BASE_PATH, trimSlashes } from './urls/base-url'
 import { AuthError, isAuthError } from './errors'
-import { serviceFor } from './http/base'
+import { foreignHost, hostsOf, serviceFor, untrustedForwarding } from './http/base'
 import { readBody } from './http/body'
 import { readCookies } from './http/cookies'
 import { errorAnswer, sendError } from './http/error-response'
-import { relativePath } from './http/mount'
+import { relativePath, suffixMount } from './http/mount'
 import { Context, type Handler } from './context'
 import type { Services } from './services'
 import { providerCallback } from './routes/callback'
@@ -71,8 +71,9 @@ const JSON_MODE_HEADER = 'x-auth-return-redirect'
 export function createRouter(svc: Services): Router {
   const router = Router()
   const basePath = svc.config.base?.path ?? DEFAULT_BASE_PATH
+  const checkSetup = setupChecks(svc, basePath)
   router.use((req: Request, res: Response, next: NextFunction) => {
-    dispatch(svc, basePath, req, res, next)
+    dispatch(svc, basePath, req, res, next, checkSetup)
       .catch((err: unknown) => {
         if (!isAuthError(err)) return next(err)
         if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
@@ -89,9 +90,11 @@ async function dispatch(
   req: Request,
   res: Response,
   next: NextFunction,
+  checkSetup: (req: Request) => void,
 ): Promise<void> {
   const path = relativePath(req, basePath)
   if (path === null) return next()
+  checkSetup(req)
   const literal = trimSlashes(path)
   const segments = literal.split('/')
   const key = ROUTES.has(literal) || segments.length !== 2 ? literal : `${segments[0]}/:provider`
@@ -142,6 +145,44 @@ async function dispatch(
     // page's URL with the error's status, not a page it cannot read as JSON.
     if (!json || !isAuthError(error) || error.code === 'Configuration' || res.headersSent) throw error
     ctx.redirectToError(error.code, error.status)
+  }
+}
+
+/**
+ * Mistakes in how the app is deployed that only a request shows, each logged once per router (so
+ * once per process), never per request: each warning names its cause and its fix.
+ */
+function setupChecks(svc: Services, basePath: string): (req: Request) => void {
+  const warned = new Set<'proxy' | 'host' | 'mount'>()
+  const base = svc.config.base
+  const hosts = base && hostsOf(base)
+  const warn = (cause: 'proxy' | 'host' | 'mount', message: string, fields?: Record<string, unknown>) => {
+    warned.add(cause)
+    svc.log('warn', 'config.warning', message, fields)
+  }
+  return (req) => {
+    if (warned.size === 3) return
+    if (!warned.has('mount')) {
+      const mount = suffixMount(req, basePath)
+      if (mount === null) warned.add('mount')
+      else
+        warn(
+          'mount',
+          `the router is mounted at "${mount}", a suffix of the base path "${basePath}": requireAuth() and the pages redirect to "${basePath}/…" (from \`url\`), which the app must serve, through a proxy that strips the prefix; otherwise mount it at "${basePath}"`,
+        )
+    }
+    if (!warned.has('proxy') && untrustedForwarding(req))
+      warn(
+        'proxy',
+        "requests carry X-Forwarded-For but Express does not trust their sender, so every user has the proxy's address and shares one rate limit: set app.set('trust proxy', …) to your proxy (see docs/getting-started.md, behind a proxy)",
+      )
+    const host = hosts && !warned.has('host') ? foreignHost(hosts, req) : null
+    if (base && host !== null)
+      warn(
+        'host',
+        `a request was sent to host "${host}" but \`url\` (or SERVICE_AUTH_URL) is ${base.origin}: the pages' links and forms go there; set \`url\` to the address users reach`,
+        { host },
+      )
   }
 }
 

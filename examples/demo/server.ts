@@ -1,3 +1,4 @@
+import type { Server } from 'node:http'
 import express from 'express'
 import Redis from 'ioredis'
 import { auth, email, oidc, type Callbacks, type Session, type VerificationRequest } from '../../lib'
@@ -20,6 +21,9 @@ async function main() {
       'demo: SERVICE_AUTH_SECRET is not set; using a random secret, so sessions end when the demo restarts\n',
     )
   }
+  // The port first: on a busy one the demo says so and exits, before the browser reaches the other program.
+  const app = express()
+  const server = await listen(app, settings.port)
   const [issuer, clientBundle] = await Promise.all([
     settings.oidc ?? startEmbeddedIdp(settings.idpPort, `${settings.url}/callback/oidc`),
     buildClientBundle(),
@@ -28,8 +32,7 @@ async function main() {
     process.stdout.write(`demo: embedded identity provider at ${issuer.issuer} (user "alice", any password)\n`)
 
   // With REDIS_URL: one client for the app's lifetime, owned by the app (the package never closes it).
-  const redis = settings.redisUrl ? new Redis(settings.redisUrl) : null
-  redis?.on('error', () => undefined) // the auth service logs an outage once; ioredis would repeat it per retry
+  const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : null
   const authRouter = auth({
     url: settings.url,
     secret: settings.secret,
@@ -61,7 +64,6 @@ async function main() {
       : 'demo: REDIS_URL is not set; sessions live in encrypted cookies, links and limits in this process\n',
   )
 
-  const app = express()
   // Mounted at the root, the router serves under the base path of SERVICE_AUTH_URL by itself.
   app.use(authRouter)
   app.get('/', (req, res, next) => {
@@ -75,9 +77,7 @@ async function main() {
     res.type('js').set('X-Content-Type-Options', 'nosniff').send(clientBundle)
   })
 
-  const server = app.listen(settings.port, () => {
-    process.stdout.write(`demo: listening on http://localhost:${settings.port} (auth service at ${settings.url})\n`)
-  })
+  process.stdout.write(`demo: listening on http://localhost:${settings.port} (auth service at ${settings.url})\n`)
   const stop = () =>
     server.close(() => {
       void redis?.quit()
@@ -85,6 +85,55 @@ async function main() {
     })
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
+}
+
+/**
+ * The app on `port`, or a refusal naming the port. Express 5 hands a listen error to the callback
+ * and Express 4 emits it on the server: waiting for 'listening' or 'error' works on both.
+ */
+function listen(app: express.Express, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port)
+    server.once('listening', () => resolve(server))
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`port ${port} in use: another program listens there; stop it, or set PORT to a free port`)
+          : error,
+      )
+    })
+  })
+}
+
+/** Milliseconds the demo waits for Redis's answer to its first PING. */
+const REDIS_CHECK_MS = 3000
+
+/**
+ * REDIS_URL's server, checked with a PING within 3 s before the demo says sessions are kept there.
+ * An unreachable one stops the demo with its address (never its password) and the cause.
+ */
+async function connectRedis(url: string): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null })
+  let cause = 'no answer'
+  redis.on('error', (error: NodeJS.ErrnoException) => {
+    cause = error.code ?? 'error'
+  })
+  const timer = new Promise<never>((_resolve, reject) => {
+    setTimeout(() => reject(new Error('timeout')), REDIS_CHECK_MS).unref()
+  })
+  try {
+    await Promise.race([redis.connect().then(() => redis.ping()), timer])
+  } catch {
+    redis.disconnect()
+    throw new Error(
+      `REDIS_URL: Redis at ${redisUrlForDisplay(url)} did not answer PING within ${REDIS_CHECK_MS} ms (${cause}); start it, or unset REDIS_URL to keep sessions in cookies`,
+    )
+  }
+  // From here on, reconnect as usual: the auth service logs an outage once; ioredis would repeat it per retry.
+  redis.options.retryStrategy = (times) => Math.min(times * 200, 2000)
+  redis.options.maxRetriesPerRequest = 20
+  redis.on('error', () => undefined)
+  return redis
 }
 
 function sendPage(res: express.Response, html: string, csp = PAGE_CSP): void {

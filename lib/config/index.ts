@@ -9,6 +9,7 @@ import type { ExpressSessionStore } from '../store/express-session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
 import { resolveRequestRateLimit, type RequestRateLimit } from './limits'
 import { resolveOrigins } from './origins'
+import { notRead } from './nextauth-variables'
 import { parseHttpUrl } from '../urls/http-url'
 import { resolveLanguages, type Languages } from '../pages/languages'
 import {
@@ -126,6 +127,12 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
       "`url` is required with email(): sign-in links are never built from a request's Host or X-Forwarded-Host; set `url: 'https://example.com/api/auth'` or SERVICE_AUTH_URL",
     )
   }
+  if (providers.length === 0)
+    log(
+      'warn',
+      'config.warning',
+      '`providers` is empty: the sign-in page has no way to sign in; add oidc(), oauth2(), passportStrategy() or email() to `providers`',
+    )
   const redis = resolveRedis(options)
   const session = resolveSession(options.session, redis !== null)
   if (session.strategy === 'database' && session.store && !redis) {
@@ -170,7 +177,8 @@ function resolveBase(url: unknown, env: NodeJS.ProcessEnv, trustHost: boolean): 
   if (fromEnv) return parseBaseUrl(fromEnv, 'SERVICE_AUTH_URL')
   if (trustHost) return null
   throw new ConfigurationError(
-    "`url` is required: pass `url: 'https://example.com/api/auth'` or set SERVICE_AUTH_URL (or, behind a proxy you trust, `trustHost: true`)",
+    "`url` is required: pass `url: 'https://example.com/api/auth'` or set SERVICE_AUTH_URL (or, behind a proxy you trust, `trustHost: true`)" +
+      notRead(env, ['NEXTAUTH_URL', 'AUTH_URL']),
   )
 }
 
@@ -179,7 +187,9 @@ function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string
   const raw = value ?? env.SERVICE_AUTH_SECRET
   const fix = `use 32 or more random characters, for example the output of \`openssl rand -base64 32\``
   if (raw === undefined || raw === '')
-    throw new ConfigurationError(`\`secret\` is required: pass \`secret\` or set SERVICE_AUTH_SECRET; ${fix}`)
+    throw new ConfigurationError(
+      `\`secret\` is required: pass \`secret\` or set SERVICE_AUTH_SECRET; ${fix}${notRead(env, ['NEXTAUTH_SECRET', 'AUTH_SECRET'])}`,
+    )
   const list = Array.isArray(raw) ? raw : [raw]
   if (list.length === 0) throw new ConfigurationError(`\`secret\` must not be an empty array; ${fix}`)
   list.forEach((secret, index) => {

@@ -5,6 +5,7 @@ import type { CookieSet } from '../config/cookies'
 import { baseUrl, DEFAULT_BASE_PATH, type BaseUrl } from '../urls/base-url'
 import { AuthError } from '../errors'
 import { parseHttpUrl } from '../urls/http-url'
+import { outsideText } from '../logger'
 
 /** The service URL a request is served under, and the cookie set for its scheme. */
 export function serviceFor(config: ResolvedConfig, req: Request): { base: BaseUrl; cookieSet: CookieSet } {
@@ -70,4 +71,38 @@ function isHostName(name: string): boolean {
 /** The URL parser's own origin for a host we accepted: the canonical form (default port dropped). */
 function originOf(url: string): string | null {
   return parseHttpUrl(url)?.origin ?? null
+}
+
+/** How much of a request's Host a warning quotes: the header is the client's, never echoed whole. */
+const HOST_QUOTE = 100
+
+/**
+ * The host a request was sent to, when it is not `url`'s: a sign of `url` (or SERVICE_AUTH_URL)
+ * left behind when the app moved to another port or name. A proxy's X-Forwarded-Host, when present,
+ * is the public one. For a warning only: nothing is built from it, and it is cut to 100 characters.
+ */
+export function foreignHost(hosts: ReadonlySet<string>, req: Request): string | null {
+  const forwarded = req.headers['x-forwarded-host']
+  const raw = (Array.isArray(forwarded) ? forwarded[0] : forwarded) ?? req.headers.host
+  const host = raw?.split(',')[0]?.trim().toLowerCase()
+  if (!host || hosts.has(host)) return null
+  return outsideText(host, HOST_QUOTE)
+}
+
+/** The spellings of `url`'s host a request may use: its default port written out or not. Once, at start. */
+export function hostsOf(base: BaseUrl): ReadonlySet<string> {
+  const host = new URL(base.origin).host
+  return new Set([host, `${host}${base.secure ? ':443' : ':80'}`])
+}
+
+/**
+ * Whether a request carries X-Forwarded-For from a peer that Express does not trust: the app is
+ * behind a proxy without `trust proxy`, so `req.ip` is the proxy's, and every user shares one rate
+ * limit key.
+ */
+export function untrustedForwarding(req: Request): boolean {
+  if (req.headers['x-forwarded-for'] === undefined) return false
+  const trust: unknown = req.app.get('trust proxy fn')
+  if (typeof trust !== 'function') return false
+  return (trust as (address: string | undefined, hop: number) => boolean)(req.socket.remoteAddress, 0) !== true
 }

@@ -44,3 +44,14 @@ export function relativePath(req: Request, basePath: string): string | null {
       `mount it with app.use('${basePath}', auth(…)), or at the root, or change \`url\` so that its path ends in "${mount}"`,
   )
 }
+
+/**
+ * The mount path when it is a suffix of the base path and not the base path itself (a proxy strips
+ * the rest): the redirects of requireAuth() and of the pages go to the base path, which the app
+ * (or its proxy) must then serve. Null for any other mount.
+ */
+export function suffixMount(req: Request, basePath: string): string | null {
+  const mount = req.baseUrl
+  if (mount === '' || mount.toLowerCase() === basePath.toLowerCase()) return null
+  return basePath.toLowerCase().endsWith(mount.toLowerCase()) ? mount : null
+}

@@ -23,7 +23,7 @@ export const de: Messages = {
   },
   signinAlerts: {
     Signin: ANDERES_KONTO,
-    OAuthSignin: ANDERES_KONTO,
+    OAuthSignin: 'Der Anmeldedienst ist nicht erreichbar. Bitte versuchen Sie es in einigen Minuten erneut.',
     OAuthCallback: ANDERES_KONTO,
     OAuthCreateAccount: ANDERES_KONTO,
     EmailCreateAccount: ANDERES_KONTO,

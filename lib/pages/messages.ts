@@ -53,7 +53,8 @@ export const en: Messages = {
   },
   signinAlerts: {
     Signin: TRY_ANOTHER_ACCOUNT,
-    OAuthSignin: TRY_ANOTHER_ACCOUNT,
+    // OAuthSignin: the sign-in could not start at the provider (down, or its discovery failed): an outage, not the user's account.
+    OAuthSignin: 'The sign-in service could not be reached. Please try again in a few minutes.',
     OAuthCallback: TRY_ANOTHER_ACCOUNT,
     OAuthCreateAccount: TRY_ANOTHER_ACCOUNT,
     EmailCreateAccount: TRY_ANOTHER_ACCOUNT,

@@ -29,6 +29,8 @@ describe('where the router is mounted', () => {
     app.use('/login', auth(options))
     const res = await request(app).get('/login/session').set('Accept', 'application/json').expect(500)
     expect(res.body).toEqual({ error: 'Configuration' })
-    expect(logs[0]?.message).toMatch(/mounted at "\/login" but the service's base path is "\/api\/auth"/)
+    expect(logs.find((entry) => entry.event === 'request.invalid')?.message).toMatch(
+      /mounted at "\/login" but the service's base path is "\/api\/auth"/,
+    )
   })
 })

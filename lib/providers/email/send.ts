@@ -1,3 +1,4 @@
+import { getSystemErrorName } from 'node:util'
 import { renderSignInMail } from '../../pages/email'
 import type { Messages } from '../../pages/messages'
 import { withDeadline } from '../../util/promise-deadline'
@@ -44,7 +45,7 @@ export async function sendSignInMail(
   } catch (error) {
     const reason = sendFailure(error)
     const responseCode = refusedRecipient(error)
-    if (responseCode === null) return { kind: 'failed', reason }
+    if (responseCode === null) return { kind: 'failed', reason: `${reason} ${where(error, transport)}`.trim() }
     return { kind: 'refused', reason, responseCode, likeSent: () => until(started, times.draw()) }
   }
   times.accepted(performance.now() - started)
@@ -82,15 +83,44 @@ function refusedRecipient(error: unknown): number | null {
  */
 function sendFailure(error: unknown): string {
   try {
-    const { code, responseCode } = (error ?? {}) as { code?: unknown; responseCode?: unknown }
-    const parts = [
-      typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,31}$/.test(code) ? code : '',
+    const { code, originalCode, errno, responseCode } = (error ?? {}) as Record<string, unknown>
+    const system = typeof errno === 'number' && errno < 0 ? systemErrorName(errno) : originalCode
+    const codes = [
+      codeOf(code),
+      system !== code ? codeOf(system) : '',
       typeof responseCode === 'number' ? String(responseCode) : '',
-    ]
-    const known = parts.filter(Boolean).join(' ')
-    if (known) return known
-    return error instanceof Error && error.message.includes('no answer within') ? 'no answer in time' : 'failed'
+    ].filter(Boolean)
+    const timedOut = error instanceof Error && error.message.includes('no answer within')
+    return codes.length > 0 ? codes.join(' ') : timedOut ? 'no answer in time' : 'failed'
   } catch {
     return 'failed'
   }
+}
+
+function codeOf(value: unknown): string {
+  return typeof value === 'string' && /^[A-Z][A-Z0-9_]{0,31}$/.test(value) ? value : ''
+}
+
+function systemErrorName(errno: number): string {
+  try {
+    return getSystemErrorName(errno)
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * `at host:port` of the mail server: from the socket's error, else from the transport's options
+ * (nodemailer's `transporter.options`). Never its `auth`: the name and address only.
+ */
+function where(error: unknown, transport?: EmailProvider['transport']): string {
+  const fromError = (error ?? {}) as { address?: unknown; port?: unknown }
+  const options = ((transport as { options?: unknown } | undefined)?.options ?? {}) as {
+    host?: unknown
+    port?: unknown
+  }
+  const host = typeof fromError.address === 'string' ? fromError.address : options.host
+  const port = typeof fromError.port === 'number' ? fromError.port : options.port
+  if (typeof host !== 'string' || !/^[\w.:[\]-]{1,253}$/.test(host)) return ''
+  return `at ${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}${typeof port === 'number' ? `:${port}` : ''}`
 }

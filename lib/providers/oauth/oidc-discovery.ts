@@ -23,7 +23,12 @@ const MAX_ANSWER_BYTES = 1024 * 1024
  * compression bomb, is cut off instead of being held in memory.
  */
 async function getJson(url: string, timeoutMs: number): Promise<Record<string, unknown>> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } })
+  let res: Response
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } })
+  } catch (error) {
+    throw new Error(`${new URL(url).host} ${unreachable(error, timeoutMs)}`, { cause: error })
+  }
   if (!res.ok) {
     await res.body?.cancel()
     throw new Error(`${url} answered ${res.status}`)
@@ -31,6 +36,21 @@ async function getJson(url: string, timeoutMs: number): Promise<Record<string, u
   const body: unknown = JSON.parse(await readCapped(res, url))
   if (!isRecord(body)) throw new Error(`${url} did not answer a JSON object`)
   return body
+}
+
+/**
+ * Why fetch() failed, as an operator can act on it: undici's bare "fetch failed" keeps the system's
+ * code (ECONNREFUSED, ENOTFOUND, …) in `cause` (or in the causes of an AggregateError). Codes of
+ * the usual shape only: no free text from outside.
+ */
+function unreachable(error: unknown, timeoutMs: number): string {
+  const { name, cause } = (error ?? {}) as { name?: unknown; cause?: { code?: unknown; errors?: unknown } }
+  if (name === 'TimeoutError') return `gave no answer within ${timeoutMs} ms (timeout)`
+  const first: unknown = Array.isArray(cause?.errors)
+    ? (cause.errors[0] as { code?: unknown } | undefined)?.code
+    : undefined
+  const code = cause?.code ?? first
+  return `could not be reached (${typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,31}$/.test(code) ? code : 'fetch failed'})`
 }
 
 async function readCapped(res: Response, url: string): Promise<string> {
