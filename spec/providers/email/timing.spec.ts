@@ -43,7 +43,9 @@ describe('sendTimes', () => {
   it('never draws more than the deadline, nor less than nothing', () => {
     const times = sendTimes(500)
     times.accepted(9000)
-    expect(times.draw()).toBe(500)
+    const capped = draws(times)
+    expect(Math.min(...capped)).toBeGreaterThanOrEqual(475)
+    expect(Math.max(...capped)).toBeLessThanOrEqual(500)
     const other = sendTimes(500)
     other.accepted(-5)
     expect(other.draw()).toBe(0)
