@@ -48,6 +48,8 @@ export function liveness(send: () => Promise<unknown>, now: () => number): Liven
   let back = -Infinity
   let since = now()
   let outstanding = false
+  /** When the PING on its way was sent. */
+  let sentAt = -Infinity
   /** Reads waiting for the PING on its way: told whether the connection is fresh once it is back or too late. */
   let waiting: Array<(fresh: boolean) => void> = []
 
@@ -63,6 +65,7 @@ export function liveness(send: () => Promise<unknown>, now: () => number): Liven
     const at = epoch
     const sent = now()
     outstanding = true
+    sentAt = sent
     // A PING not back within FRESH_MS can make nothing fresh: its waiters read from Redis.
     const late = setTimeout(wake, FRESH_MS)
     late.unref()
@@ -90,7 +93,10 @@ export function liveness(send: () => Promise<unknown>, now: () => number): Liven
     freshSoon() {
       if (isFresh()) return Promise.resolve(true)
       ping()
-      if (!outstanding) return Promise.resolve(false)
+      // A PING sent FRESH_MS ago or more can make nothing fresh when it comes back: its timer has
+      // already woken the reads that waited for it, and a read arriving now must not wait for its
+      // answer either (a silent link would hold it until the connection is replaced).
+      if (!outstanding || now() - sentAt >= FRESH_MS) return Promise.resolve(false)
       return new Promise<boolean>((resolve) => waiting.push(resolve))
     },
     ping,
