@@ -7,7 +7,7 @@ import type { SessionIndex } from '../store/types'
 import { isRecord } from '../util/object'
 import { fromClaims, toClaims } from './record'
 import type { SessionStore } from './record-store'
-import { listedInStore } from './store-listing'
+import { listedInStore, storeCookie } from './store-listing'
 
 /** 32 random bytes, base64url as issued: anything else in the cookie is refused before the store is asked. */
 const isToken = (token: string) => token.length === 43 && isCanonicalBase64url(token)
@@ -100,9 +100,9 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
     async write(record: SessionRecord, previous: string | null) {
       const token = previous ?? randomToken(32)
       const sid = digest(token)
-      // `cookie.expires` is where express-session stores take a session's expiry (its TTL in Redis).
-      const expires = new Date(record.expiresAt * 1000)
-      await set(sid, { cookie: { expires: expires.toISOString() }, ...toClaims(record) })
+      // `cookie.expires` is where express-session stores take a session's expiry (its TTL in Redis);
+      // some (memorystore) read `cookie.maxAge` instead, and without it keep an entry one hour.
+      await set(sid, { cookie: storeCookie(record.expiresAt), ...toClaims(record) })
       // A renewal or an update never lists a session. One that ended while this request ran is dead
       // all the same (unlisted), and its record, just written back, is deleted again.
       if (previous !== null && !(await index.has(record.userId, sid).catch(() => true)))

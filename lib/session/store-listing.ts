@@ -13,6 +13,17 @@ import { isRecord } from '../util/object'
  * The process's own index still finds a user's sessions, for the cap per user and sign-out
  * everywhere: with several instances, only the sessions made on this one (docs/session-stores.md).
  */
+/**
+ * The `cookie` of an entry in an express-session store: when it expires, both as `expires` (what
+ * express-session's stores and connect-redis read) and as `maxAge` in milliseconds (what others,
+ * such as memorystore, read; without it they keep an entry one hour, and a listing gone after an
+ * hour would end a session that renewals keep alive).
+ */
+export function storeCookie(untilSeconds: number): { expires: string; maxAge: number } {
+  const expires = new Date(untilSeconds * 1000)
+  return { expires: expires.toISOString(), maxAge: Math.max(expires.getTime() - Date.now(), 0) }
+}
+
 export function listedInStore(
   store: ExpressSessionStore,
   index: SessionIndex,
@@ -25,7 +36,7 @@ export function listedInStore(
   return Object.freeze({
     async add(userId: string, sid: string, untilSeconds: number) {
       // Expires when the session can no longer live, whatever renewals do: sign-in + maxLifetime.
-      const entry = { cookie: { expires: new Date(untilSeconds * 1000).toISOString() }, listed: true }
+      const entry = { cookie: storeCookie(untilSeconds), listed: true }
       await call(() => callStore((done) => store.set(keyOf(sid), entry, done)))
       const dropped = await index.add(userId, sid, untilSeconds)
       await unlist(dropped)

@@ -15,7 +15,7 @@ let packed: Packed
 
 beforeAll(async () => {
   packed = await pack()
-}, 120_000)
+}, 300_000)
 
 afterAll(() => packed?.remove())
 
