@@ -1,6 +1,8 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
-export type { AuthHelpers } from './helpers'
+export type { AuthHelpers, RequireAuthOptions } from './helpers'
+// Types `res.locals.session` and `res.locals.sessionRecord` for the app (declaration merging).
+export type { AuthLocals } from './locals'
 export {
   oauth2,
   oidc,
@@ -38,6 +40,7 @@ export type {
   SessionCallbackParams,
   SessionOptions,
   SessionRecord,
+  SessionRecordView,
   SessionUser,
   SignInCallbackParams,
   SignInResult,
