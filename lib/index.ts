@@ -1,7 +1,7 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
 export type { AuthHelpers, RequireAuthOptions } from './helpers'
-// Types `res.locals.session` and `res.locals.sessionRecord` for the app (declaration merging).
+// Types `res.locals.session` and `res.locals.sessionRecord`: `res: Response<unknown, AuthLocals>`.
 export type { AuthLocals } from './locals'
 export {
   oauth2,
