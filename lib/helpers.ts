@@ -1,15 +1,27 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session, SessionRecord, SessionRecordView } from './config/types'
-import { ConfigurationError } from './errors'
 import { serviceFor } from './http/base'
 import { readCookies } from './http/cookies'
-import { AuthError, isAuthError } from './errors'
+import { AuthError, ConfigurationError, isAuthError } from './errors'
 import { errorAnswer, sendError } from './http/error-response'
 import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
 import { toRecordView } from './session/record'
 import { clientSession } from './session/shape'
 import { checkKeys, describe } from './util/options'
+
+/**
+ * What `requireAuth()` leaves in `res.locals`. Express types `res.locals` as `Record<string, any>`
+ * by default, and `any` wins over a declaration merged into `Express.Locals`; so the app names
+ * these locals on the handler: `(req, res: Response<unknown, AuthLocals>) => …`, and then
+ * `res.locals.session?.nope` is a compile error. Both are absent on a route without `requireAuth()`.
+ */
+export interface AuthLocals {
+  /** The client session object, as `getSession(req)` gives it. */
+  session?: Session
+  /** The app's own view of the session, as `getSessionRecord(req)` gives it; never sent to the client. */
+  sessionRecord?: SessionRecordView
+}
 
 /** How `requireAuth()` answers a request without a session. */
 export interface RequireAuthOptions {

@@ -1,8 +1,7 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
-export type { AuthHelpers, RequireAuthOptions } from './helpers'
-// Types `res.locals.session` and `res.locals.sessionRecord`: `res: Response<unknown, AuthLocals>`.
-export type { AuthLocals } from './locals'
+// AuthLocals types `res.locals.session` and `res.locals.sessionRecord`: `res: Response<unknown, AuthLocals>`.
+export type { AuthHelpers, AuthLocals, RequireAuthOptions } from './helpers'
 export {
   oauth2,
   oidc,
