@@ -111,13 +111,13 @@ export function createHelpers(svc: Services): AuthHelpers {
       res.locals.sessionRecord = toRecordView(record)
       return next()
     }
-    if (answer === 'status' || (answer === 'auto' && !isNavigation(req))) return sendJson(res, 401, '{}', true)
     const service = serviceOf(req)
     if (service === null) {
       return sendError(req, res, new AuthError('InvalidHost', 'the Host header is not a host name'), {
         messages: errorAnswer(svc.languages, config.base?.href, req, res).messages,
       })
     }
+    if (answer === 'status' || (answer === 'auto' && !isNavigation(req))) return sendJson(res, 401, '{}', true)
     const { base } = service
     const signIn = new URL(config.pages.signIn ?? `${base.href}/signin`, base.origin)
     // An absolute-form request line (`GET http://other.example/x`) names no path of ours: back to the origin.
