@@ -1,6 +1,7 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
-export type { AuthHelpers } from './helpers'
+// AuthLocals types `res.locals.session` and `res.locals.sessionRecord`: `res: Response<unknown, AuthLocals>`.
+export type { AuthHelpers, AuthLocals, RequireAuthOptions } from './helpers'
 export {
   oauth2,
   oidc,
@@ -38,6 +39,7 @@ export type {
   SessionCallbackParams,
   SessionOptions,
   SessionRecord,
+  SessionRecordView,
   SessionUser,
   SignInCallbackParams,
   SignInResult,

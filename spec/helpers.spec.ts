@@ -1,6 +1,7 @@
 import express from 'express'
 import request from 'supertest'
-import { auth, type Session } from '../lib'
+import type { Response } from 'express'
+import { auth, ConfigurationError, type AuthLocals } from '../lib'
 import { testOptions } from './support/app'
 import { clockAt } from './support/clock'
 import { cookieHeader, expectCookie } from './support/cookies'
@@ -16,9 +17,21 @@ function hostApp(overrides = {}) {
   app.get('/whoami', async (req, res) => {
     res.json({ session: await router.getSession(req) })
   })
-  app.get('/private/page', router.requireAuth(), (_req, res) => {
-    res.send(`hello ${(res.locals.session as Session).user?.name}`)
+  app.get('/private/page', router.requireAuth(), (_req, res: Response<unknown, AuthLocals>) => {
+    // @ts-expect-error: the session's user is typed (SessionUser) by AuthLocals: no such field
+    void res.locals.session?.user?.nope
+    res.send(`hello ${res.locals.session?.user?.name}`)
   })
+  app.get('/record', async (req, res) => {
+    res.json({ record: await router.getSessionRecord(req) })
+  })
+  app.get('/private/record', router.requireAuth(), (_req, res: Response<unknown, AuthLocals>) => {
+    // @ts-expect-error: res.locals.sessionRecord is typed (SessionRecordView) by AuthLocals: no such field
+    const nope: unknown = res.locals.sessionRecord?.nope
+    res.json({ record: res.locals.sessionRecord, userId: res.locals.sessionRecord?.userId, nope })
+  })
+  app.get('/api/status', router.requireAuth({ unauthenticated: 'status' }), (_req, res) => res.end())
+  app.get('/api/redirect', router.requireAuth({ unauthenticated: 'redirect' }), (_req, res) => res.end())
   return app
 }
 
@@ -47,9 +60,53 @@ describe("the host app's helpers", () => {
 
   it('requireAuth() honours pages.signIn and answers 401 {} to JSON clients', async () => {
     const app = hostApp({ pages: { signIn: '/login' } })
-    const res = await request(app).get('/private/page').expect(302)
+    const res = await request(app).get('/private/page').set('Accept', 'text/html').expect(302)
     expect(res.headers.location).toMatch(/^http:\/\/localhost:3000\/login\?callbackUrl=/)
     await request(app).get('/private/page').set('Accept', 'application/json').expect(401, {})
+  })
+
+  it('getSessionRecord(req) gives the frozen server-side record, or null', async () => {
+    const app = hostApp()
+    await request(app).get('/record').expect(200, { record: null })
+    const res = await request(app).get('/record').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
+    expect(res.body.record).toMatchObject({ userId: expect.stringMatching(/.+/), user: { name: 'Ada' } })
+    expect(Object.keys(res.body.record).sort()).toEqual(['data', 'expires', 'provider', 'signedInAt', 'user', 'userId'])
+    expect(new Date(res.body.record.expires).getTime()).toBeGreaterThan(new Date(res.body.record.signedInAt).getTime())
+    await request(app).get('/record').set('Cookie', 'auth.session-token=%ZZ').expect(200, { record: null })
+  })
+
+  it('requireAuth() leaves the record in res.locals.sessionRecord beside the session', async () => {
+    const res = await request(hostApp()).get('/private/record').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
+    expect(res.body.userId).toEqual(expect.stringMatching(/.+/))
+    expect(res.body.record.user.name).toBe('Ada')
+  })
+
+  it("requireAuth() answers a fetch() (Accept */*, Sec-Fetch-Mode cors) with 401, not the sign-in page's redirect", async () => {
+    const app = hostApp()
+    const res = await request(app)
+      .get('/private/page')
+      .set('Accept', '*/*')
+      .set('Sec-Fetch-Mode', 'cors')
+      .expect(401, {})
+    expect(res.headers['cache-control']).toMatch(/no-store/)
+    await request(app).get('/private/page').set('Accept', '*/*').expect(401)
+    await request(app).get('/private/page').set('Accept', 'text/html').set('Sec-Fetch-Mode', 'cors').expect(401)
+    await request(app).get('/private/page').set('Accept', 'text/html,*/*').set('Sec-Fetch-Mode', 'navigate').expect(302)
+  })
+
+  it('requireAuth({ unauthenticated }) forces either answer, and refuses anything else at call time', async () => {
+    const app = hostApp()
+    await request(app).get('/api/status').set('Accept', 'text/html').set('Sec-Fetch-Mode', 'navigate').expect(401, {})
+    await request(app).get('/api/redirect').set('Accept', '*/*').set('Sec-Fetch-Mode', 'cors').expect(302)
+    const { logs: _logs, ...options } = testOptions()
+    const router = auth(options)
+    expect(() => router.requireAuth({ unauthenticated: 'json' as never })).toThrow(ConfigurationError)
+    expect(() => router.requireAuth({ unauthenticated: 'json' as never })).toThrow(
+      /requireAuth.unauthenticated.*'status'/,
+    )
+    expect(() => router.requireAuth({ unauthenticate: 'status' } as never)).toThrow(
+      /Did you mean `requireAuth.unauthenticated`/,
+    )
   })
 })
 

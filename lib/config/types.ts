@@ -34,6 +34,26 @@ export interface SessionRecord {
   issuedAt: number
   /** Seconds since the epoch: when it ends unless renewed. */
   expiresAt: number
+  /** The id of the provider the user signed in with (`'github'`, `'email'`); absent in sessions sealed before it was recorded. */
+  provider?: string
+}
+
+/**
+ * The app's own view of a session (`getSessionRecord(req)`, `res.locals.sessionRecord`): the whole
+ * server-side record, frozen. It is never sent to the client; send what you choose of it yourself.
+ */
+export interface SessionRecordView {
+  /** The user's id, as `SessionRecord.userId`: the key for the app's own database. */
+  readonly userId: string
+  readonly user: Readonly<SessionUser>
+  /** The server-side data kept with the session (the signIn callback's `data`), or null. Deeply frozen. */
+  readonly data: Readonly<Record<string, unknown>> | null
+  /** The id of the provider the user signed in with, or null for a session sealed before it was recorded. */
+  readonly provider: string | null
+  /** When the user signed in. */
+  readonly signedInAt: Date
+  /** When the session ends unless renewed. */
+  readonly expires: Date
 }
 
 export interface SessionCallbackParams {

@@ -14,6 +14,7 @@ export interface NewSession {
   userId: string
   user: SessionUser
   data?: Record<string, unknown>
+  provider?: string
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { SessionRecord, SessionUser } from '../config/types'
+import type { SessionRecord, SessionRecordView, SessionUser } from '../config/types'
 import { isRecord } from '../util/object'
 
 /**
@@ -14,6 +14,7 @@ export function toClaims(record: SessionRecord): Record<string, unknown> {
     auth_time: record.createdAt,
   }
   if (record.data !== undefined) claims.data = record.data
+  if (record.provider !== undefined) claims.provider = record.provider
   return claims
 }
 
@@ -27,7 +28,7 @@ export function fromClaims(
   maxLifetime: number,
 ): SessionRecord | null {
   if (!claims) return null
-  const { sub, user, data, iat, exp, auth_time: createdAt } = claims
+  const { sub, user, data, iat, exp, auth_time: createdAt, provider } = claims
   if (
     typeof sub !== 'string' ||
     sub === '' ||
@@ -40,8 +41,10 @@ export function fromClaims(
   const parsedUser = toUser(user)
   if (!parsedUser) return null
   if (data !== undefined && !isRecord(data)) return null
+  if (provider !== undefined && (typeof provider !== 'string' || provider === '')) return null
   const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
   if (data !== undefined) record.data = data
+  if (provider !== undefined) record.provider = provider
   return record
 }
 
@@ -74,4 +77,25 @@ export function toSessionData(value: unknown): Record<string, unknown> | null {
   } catch {
     return null
   }
+}
+
+/** The frozen public view of a record: copies, so that the app cannot change the session it was given. */
+export function toRecordView(record: SessionRecord): SessionRecordView {
+  const data = record.data === undefined ? null : toSessionData(record.data)
+  return Object.freeze({
+    userId: record.userId,
+    user: Object.freeze({ ...record.user }),
+    data: data === null ? null : deepFreeze(data),
+    provider: record.provider ?? null,
+    signedInAt: new Date(record.createdAt * 1000),
+    expires: new Date(record.expiresAt * 1000),
+  })
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const field of Object.values(value)) deepFreeze(field)
+    Object.freeze(value)
+  }
+  return value
 }

@@ -29,6 +29,7 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
     userId: decision.userId ?? `${account.provider}:${user.id}`,
     user: { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null },
     ...(decision.data ? { data: decision.data } : {}),
+    provider: account.provider,
   })
   renewCsrf(ctx, input.flowId)
   svc.log('info', 'session.created', 'signed in', {

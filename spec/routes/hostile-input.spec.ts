@@ -93,7 +93,7 @@ describe('with trustHost, a malformed Host', () => {
       const { port } = server.address() as { port: number }
       const answer = await rawExchange(
         port,
-        `GET http://other.example/private HTTP/1.1\r\nHost: localhost:${port}\r\nConnection: close\r\n\r\n`,
+        `GET http://other.example/private HTTP/1.1\r\nHost: localhost:${port}\r\nAccept: text/html\r\nConnection: close\r\n\r\n`,
       )
       const location = /\r\nlocation: (\S+)\r\n/i.exec(answer)?.[1]
       expect(location).toBeDefined()

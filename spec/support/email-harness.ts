@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { Express } from 'express'
 import { email, type AuthOptions } from '../../lib'
 import { serve, type Served } from './app'
 import type { Browser } from './browser'
@@ -38,10 +39,14 @@ export async function startEmailService(
   options: Partial<EmailOptions> = {},
   authOptions: AuthOptions = {},
   smtpOptions: SmtpOptions = {},
+  setup?: (app: Express) => void,
 ): Promise<EmailService> {
   const smtp = await startSmtp(smtpOptions)
   later(() => smtp.close())
-  const served = await serve({ providers: [email({ from: FROM, server: smtp.url, ...options })], ...authOptions })
+  const served = await serve(
+    { providers: [email({ from: FROM, server: smtp.url, ...options })], ...authOptions },
+    setup ? { setup } : {},
+  )
   later(() => served.close())
   return { ...served, smtp }
 }
