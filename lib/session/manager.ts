@@ -4,6 +4,7 @@ import { ConfigurationError } from '../errors'
 import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChunked } from '../http/chunked-cookie'
 import type { CookieIo } from '../http/cookies'
 import type { Revocations } from '../store/types'
+import { deviceOf, type DeviceInfo } from './device-info'
 import { replyCache, type ReplyCacheLimits } from './reply-cache'
 import type { SessionStore } from './record-store'
 
@@ -34,6 +35,12 @@ export interface SessionManager {
   destroy(cookie: SessionCookie, record: SessionRecord | null): Promise<void>
   /** Ends every session of a user, wherever it is: revoked from now on, and deleted where it is kept. */
   revokeAll(userId: string): Promise<void>
+  /**
+   * Ends every session of the record's user but the cookie's own. Database sessions: the others are
+   * unlisted and deleted, this one and its cookie stay. Cookie sessions cannot be told apart: all of
+   * them are revoked and this browser gets a new session (same user and data, signed in now).
+   */
+  revokeOthers(cookie: SessionCookie, record: SessionRecord): Promise<void>
   /** Clears the cookie only (for a cookie that did not open). */
   clear(cookie: SessionCookie): void
   /**
@@ -79,8 +86,13 @@ export function createSessionManager(
   const replies = reusable && options.replies ? replyCache(timing, options.replies) : null
   const peek = revocations.peek === undefined ? null : revocations.peek.bind(revocations)
 
-  async function write(cookie: SessionCookie, record: SessionRecord, previous: string | null) {
-    const token = await store.write(record, previous)
+  async function write(
+    cookie: SessionCookie,
+    record: SessionRecord,
+    previous: string | null,
+    device: DeviceInfo | null = null,
+  ) {
+    const token = await store.write(record, previous, device)
     if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
       throw new ConfigurationError(
         `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
@@ -89,7 +101,7 @@ export function createSessionManager(
     if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
   }
 
-  return Object.freeze({
+  const manager: SessionManager = Object.freeze({
     present: (cookie: SessionCookie) => hasChunked(cookie.cookies, cookie.def.name),
 
     async read(cookie: SessionCookie) {
@@ -109,7 +121,7 @@ export function createSessionManager(
       // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
       const previous = readChunked(cookie.cookies, cookie.def.name)
       if (previous !== null) await store.remove(previous, null)
-      await write(cookie, record, null)
+      await write(cookie, record, null, cookie.res ? deviceOf(cookie.res.req, record) : null)
       return record
     },
 
@@ -145,6 +157,14 @@ export function createSessionManager(
       await store.removeAll(userId, nowSeconds())
     },
 
+    async revokeOthers(cookie: SessionCookie, record: SessionRecord) {
+      const token = readChunked(cookie.cookies, cookie.def.name)
+      if (store.sessions !== undefined && token !== null) return store.removeAll(record.userId, nowSeconds(), token)
+      await manager.revokeAll(record.userId)
+      const { userId, user, data } = record
+      await manager.create(cookie, { userId, user, ...(data === undefined ? {} : { data }) })
+    },
+
     clear(cookie: SessionCookie) {
       if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
     },
@@ -164,4 +184,5 @@ export function createSessionManager(
       if (token !== null) replies.set(token, record, reply, check === 'always' ? undefined : check)
     },
   })
+  return manager
 }
