@@ -1,6 +1,7 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
 export type { AuthHelpers } from './helpers'
+export type { DeviceHelpers, DeviceSession } from './session/devices'
 export {
   oauth2,
   oidc,

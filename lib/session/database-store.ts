@@ -6,8 +6,9 @@ import { callStore, type ExpressSessionStore } from '../store/express-session-st
 import type { SessionIndex } from '../store/types'
 import { isRecord } from '../util/object'
 import { fromClaims, toClaims } from './record'
-import { storedDevice, type DeviceInfo } from './device-info'
-import type { ListedSession, SessionStore } from './record-store'
+import { databaseListing, deviceEntries } from './database-listing'
+import type { DeviceInfo } from './device-info'
+import type { SessionStore } from './record-store'
 import { listedInStore } from './store-listing'
 
 /** 32 random bytes, base64url as issued: anything else in the cookie is refused before the store is asked. */
@@ -69,20 +70,12 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
     const failed = results.find((result) => result.status === 'rejected')
     if (failed) throw failed.reason
   }
-  // Where each session signed in from, beside its record under `device.{sid}` (no session id has a
-  // '.'): written once at sign-in, expiring with the session's lifetime, deleted with the session.
-  const deviceKey = (sid: string) => `device.${sid}`
-  const forgetDevices = (sids: readonly string[]) =>
-    Promise.allSettled(sids.map((sid) => call(() => callStore((done) => store.destroy(deviceKey(sid), done)))))
-  const keepDevice = (sid: string, device: DeviceInfo, untilSeconds: number) => {
-    const entry = { cookie: { expires: new Date(untilSeconds * 1000).toISOString() }, ...device }
-    return call(() => callStore((done) => store.set(deviceKey(sid), entry, done)))
-  }
+  const devices = deviceEntries(store, call)
   /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
   const end = async (userId: string, sids: readonly string[]) => {
     await index.remove(userId, sids)
     await destroyAll(sids)
-    await forgetDevices(sids)
+    await devices.forget(sids)
   }
 
   /** Records read from memory, with the check that they are still what the store holds. */
@@ -117,7 +110,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       const token = previous ?? randomToken(32)
       const sid = digest(token)
       // Before the listing: a listed session always has its device entry, unless the store lost it.
-      if (previous === null && device) await keepDevice(sid, device, record.createdAt + maxLifetime)
+      if (previous === null && device) await devices.keep(sid, device, record.createdAt + maxLifetime)
       // `cookie.expires` is where express-session stores take a session's expiry (its TTL in Redis).
       const expires = new Date(record.expiresAt * 1000)
       await set(sid, { cookie: { expires: expires.toISOString() }, ...toClaims(record) })
@@ -136,7 +129,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
         }
         // The user's oldest sessions beyond the cap end (unlisted, they are refused anyway with Redis).
         await destroyAll(dropped).catch(() => undefined)
-        await forgetDevices(dropped)
+        await devices.forget(dropped)
       }
       return token
     },
@@ -150,7 +143,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       // Unlisted first: a request racing this sign-out may write the record back, never the entry.
       if (userId !== null) await index.remove(userId, [sid])
       await destroy(sid)
-      await forgetDevices([sid])
+      await devices.forget([sid])
     },
 
     replyCacheCheck: (record: SessionRecord) => vouched.get(record) ?? null,
@@ -163,28 +156,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       )
     },
 
-    sessions: Object.freeze({
-      async list(userId: string, nowSeconds: number, lifetime: number) {
-        const sids = await index.members(userId, nowSeconds)
-        const listed = await Promise.all(
-          sids.map(async (sid): Promise<ListedSession | null> => {
-            const [stored, device] = await Promise.all([
-              get(sid),
-              call(() => callStore<unknown>((done) => store.get(deviceKey(sid), done))),
-            ])
-            const record = isRecord(stored) ? fromClaims(stored, nowSeconds, lifetime) : null
-            // A record of another user under this id cannot happen; were it so, it is not this user's.
-            return record && record.userId === userId ? { sid, record, device: storedDevice(device) } : null
-          }),
-        )
-        return listed.filter((session): session is ListedSession => session !== null)
-      },
-      async end(userId: string, sid: string) {
-        if (!(await index.members(userId, Math.floor(Date.now() / 1000))).includes(sid)) return false
-        await end(userId, [sid])
-        return true
-      },
-    }),
+    sessions: databaseListing({ index, devices, get, end }),
   })
 }
 

@@ -76,6 +76,23 @@ export interface SessionTiming {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
+/** Writes the record and sets the cookie to the token the store answers. */
+async function writeSession(
+  store: SessionStore,
+  cookie: SessionCookie,
+  record: SessionRecord,
+  previous: string | null,
+  device: DeviceInfo | null,
+): Promise<void> {
+  const token = await store.write(record, previous, device)
+  if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
+    throw new ConfigurationError(
+      `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
+    )
+  }
+  if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
+}
+
 export function createSessionManager(
   store: SessionStore,
   timing: SessionTiming,
@@ -86,20 +103,8 @@ export function createSessionManager(
   const replies = reusable && options.replies ? replyCache(timing, options.replies) : null
   const peek = revocations.peek === undefined ? null : revocations.peek.bind(revocations)
 
-  async function write(
-    cookie: SessionCookie,
-    record: SessionRecord,
-    previous: string | null,
-    device: DeviceInfo | null = null,
-  ) {
-    const token = await store.write(record, previous, device)
-    if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
-      throw new ConfigurationError(
-        `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
-      )
-    }
-    if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
-  }
+  const write = (cookie: SessionCookie, record: SessionRecord, previous: string | null, device?: DeviceInfo | null) =>
+    writeSession(store, cookie, record, previous, device ?? null)
 
   const manager: SessionManager = Object.freeze({
     present: (cookie: SessionCookie) => hasChunked(cookie.cookies, cookie.def.name),
