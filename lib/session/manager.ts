@@ -84,7 +84,8 @@ async function writeSession(
   previous: string | null,
   device: DeviceInfo | null,
 ): Promise<void> {
-  const token = await store.write(record, previous, device)
+  // Only a sign-in says where it comes from: renewals and updates never rewrite it.
+  const token = await (device === null ? store.write(record, previous) : store.write(record, previous, device))
   if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
     throw new ConfigurationError(
       `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
