@@ -1,4 +1,4 @@
-import type { Response } from 'express'
+import type { Request, Response } from 'express'
 import type { SessionRecord, SessionUser } from '../config/types'
 import { ConfigurationError } from '../errors'
 import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChunked } from '../http/chunked-cookie'
@@ -76,6 +76,12 @@ export interface SessionTiming {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
+/** Where a sign-in comes from: the request of the cookie's response (Express's `res.req`), when there is one. */
+function deviceOfCookie(cookie: SessionCookie, record: SessionRecord): DeviceInfo | null {
+  const req = cookie.res?.req as Request | undefined
+  return req ? deviceOf(req, record) : null
+}
+
 /** Writes the record and sets the cookie to the token the store answers. */
 async function writeSession(
   store: SessionStore,
@@ -127,7 +133,7 @@ export function createSessionManager(
       // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
       const previous = readChunked(cookie.cookies, cookie.def.name)
       if (previous !== null) await store.remove(previous, null)
-      await write(cookie, record, null, cookie.res ? deviceOf(cookie.res.req, record) : null)
+      await write(cookie, record, null, deviceOfCookie(cookie, record))
       return record
     },
 
@@ -165,7 +171,9 @@ export function createSessionManager(
 
     async revokeOthers(cookie: SessionCookie, record: SessionRecord) {
       const token = readChunked(cookie.cookies, cookie.def.name)
-      if (store.sessions !== undefined && token !== null) return store.removeAll(record.userId, nowSeconds(), token)
+      // Database sessions: this one is kept by its token (one that opened, so never null here).
+      if (store.sessions !== undefined)
+        return token === null ? undefined : store.removeAll(record.userId, nowSeconds(), token)
       await manager.revokeAll(record.userId)
       const { userId, user, data } = record
       await manager.create(cookie, { userId, user, ...(data === undefined ? {} : { data }) })
