@@ -14,6 +14,7 @@ import { createRouter } from './router'
 import type { Services } from './services'
 import { cookieStore } from './session/cookie-store'
 import { databaseStore } from './session/database-store'
+import { createDevices, type DeviceHelpers } from './session/devices'
 import { createSessionManager } from './session/manager'
 import { REPLY_CACHE_LIMITS } from './session/reply-cache'
 import type { SessionStore } from './session/record-store'
@@ -28,7 +29,7 @@ import { redisTracking, type TrackedReads } from './store/redis/tracking'
 import type { ServerState } from './store/types'
 import { providerUrls } from './urls/provider-urls'
 
-export type AuthRouter = Router & AuthHelpers
+export type AuthRouter = Router & AuthHelpers & DeviceHelpers
 
 /** `POST /_log` entries a client IP may send per minute. */
 const CLIENT_LOG_ENTRIES_PER_MINUTE = 30
@@ -50,11 +51,12 @@ export function auth(options?: AuthOptions): AuthRouter {
   const config = resolveConfig(options)
   const server = serverState(config)
   const { state, redis } = server
+  const sessions = sessionStore(config, server)
   const email = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
-    sessions: createSessionManager(sessionStore(config, server), config.session, state.revocations, {
+    sessions: createSessionManager(sessions, config.session, state.revocations, {
       // A reply can be reused only while nothing the app gave runs per request.
       replies: config.callbacks.session || config.events.session ? null : REPLY_CACHE_LIMITS,
     }),
@@ -71,7 +73,13 @@ export function auth(options?: AuthOptions): AuthRouter {
       state: keyRing(config.secrets, 'oauth-state'),
     }),
   })
-  return Object.assign(createRouter(svc), createHelpers(svc))
+  const devices = createDevices(
+    sessions,
+    keyRing(config.secrets, 'session-handle'),
+    state.revocations,
+    config.session.maxLifetime,
+  )
+  return Object.assign(createRouter(svc), createHelpers(svc), devices)
 }
 
 /** In Redis when `redis` is set (shared by every instance), else in this process's memory. */

@@ -2,6 +2,7 @@
 export { auth, type AuthRouter } from './auth'
 // AuthLocals types `res.locals.session` and `res.locals.sessionRecord`: `res: Response<unknown, AuthLocals>`.
 export type { AuthHelpers, AuthLocals, RequireAuthOptions } from './helpers'
+export type { DeviceHelpers, DeviceSession } from './session/devices'
 export {
   oauth2,
   oidc,

@@ -25,6 +25,7 @@ export type LogEvent =
   | 'store.unavailable'
   | 'store.recovered'
   | 'signout.everywhere'
+  | 'signout.others'
 
 export interface LogEntry {
   level: LogLevel

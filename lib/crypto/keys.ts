@@ -4,7 +4,8 @@ import { hkdfSync } from 'node:crypto'
  * Each use of the secret gets its own key, derived with HKDF-SHA256 and a distinct label, so that
  * a value sealed or signed for one purpose can never be accepted for another.
  */
-export type KeyPurpose = 'session' | 'csrf' | 'oauth-flow' | 'oauth-state' | 'email-token' | 'email-address'
+export type KeyPurpose =
+  'session' | 'session-handle' | 'csrf' | 'oauth-flow' | 'oauth-state' | 'email-token' | 'email-address'
 
 const SALT = 'express-auth-service'
 

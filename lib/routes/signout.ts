@@ -4,7 +4,8 @@ import { AuthError, undefinedIfUnavailable } from '../errors'
 /**
  * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its
  * cookie, then redirects to the validated callbackUrl. With `everywhere=true` in the body, every
- * session of the signed-in user ends too. No GET ever signs out.
+ * session of the signed-in user ends too. With `others=true`, every session of the user ends but
+ * this one, which stays signed in (manager.revokeOthers). No GET ever signs out.
  *
  * When the store does not answer, the cookie is cleared all the same (this browser is signed out)
  * and the answer is a 503: the session may live on in the store until it expires. Only a sign-out
@@ -12,7 +13,11 @@ import { AuthError, undefinedIfUnavailable } from '../errors'
  */
 export async function signOut(ctx: Context): Promise<void> {
   const { svc } = ctx
-  const everywhere = everywhereOf(ctx.body.everywhere)
+  const everywhere = flagOf('everywhere', ctx.body.everywhere)
+  const others = flagOf('others', ctx.body.others)
+  if (everywhere && others)
+    throw new AuthError('InvalidBody', '`everywhere` and `others` cannot both be true: nothing was signed out')
+  if (others) return signOutOthers(ctx)
   const cookie = ctx.sessionCookie()
   if (svc.sessions.present(cookie)) {
     const record = await svc.sessions.read(cookie).catch(undefinedIfUnavailable)
@@ -36,9 +41,24 @@ export async function signOut(ctx: Context): Promise<void> {
   ctx.redirect(await ctx.callbackTarget())
 }
 
-/** `everywhere`: 'true' or true signs out everywhere; absent, 'false' or false does not; anything else is refused. */
-function everywhereOf(value: unknown): boolean {
+/** Ends the user's other sessions; this one stays (its cookie untouched, with database sessions). */
+async function signOutOthers(ctx: Context): Promise<void> {
+  const { svc } = ctx
+  const cookie = ctx.sessionCookie()
+  const record = svc.sessions.present(cookie) ? await svc.sessions.read(cookie).catch(undefinedIfUnavailable) : null
+  if (record === undefined)
+    throw new AuthError('ServiceUnavailable', 'the session store did not answer: nothing was signed out')
+  // Without a session there is no user whose other sessions could be named: nothing to do.
+  if (record) {
+    await svc.sessions.revokeOthers(cookie, record)
+    svc.log('info', 'signout.others', 'signed out of every other session', svc.userForLog(record.userId))
+  }
+  ctx.redirect(await ctx.callbackTarget())
+}
+
+/** A flag of the body: 'true' or true; absent, 'false' or false is off; anything else is refused. */
+function flagOf(name: 'everywhere' | 'others', value: unknown): boolean {
   if (value === undefined || value === 'false' || value === false) return false
   if (value === 'true' || value === true) return true
-  throw new AuthError('InvalidBody', "`everywhere` must be 'true' or 'false': nothing was signed out")
+  throw new AuthError('InvalidBody', `\`${name}\` must be 'true' or 'false': nothing was signed out`)
 }

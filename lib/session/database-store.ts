@@ -6,6 +6,8 @@ import { callStore, type ExpressSessionStore } from '../store/express-session-st
 import type { SessionIndex } from '../store/types'
 import { isRecord } from '../util/object'
 import { fromClaims, toClaims } from './record'
+import { databaseListing, deviceEntries } from './database-listing'
+import type { DeviceInfo } from './device-info'
 import type { SessionStore } from './record-store'
 import { listedInStore, storeCookie } from './store-listing'
 
@@ -68,6 +70,13 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
     const failed = results.find((result) => result.status === 'rejected')
     if (failed) throw failed.reason
   }
+  const devices = deviceEntries(store, call)
+  /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
+  const end = async (userId: string, sids: readonly string[]) => {
+    await index.remove(userId, sids)
+    await destroyAll(sids)
+    await devices.forget(sids)
+  }
 
   /** Records read from memory, with the check that they are still what the store holds. */
   const vouched = new WeakMap<SessionRecord, () => boolean>()
@@ -97,9 +106,11 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       return null
     },
 
-    async write(record: SessionRecord, previous: string | null) {
+    async write(record: SessionRecord, previous: string | null, device?: DeviceInfo | null) {
       const token = previous ?? randomToken(32)
       const sid = digest(token)
+      // Before the listing: a listed session always has its device entry, unless the store lost it.
+      if (previous === null && device) await devices.keep(sid, device, record.createdAt + maxLifetime)
       // `cookie.expires` is where express-session stores take a session's expiry (its TTL in Redis);
       // some (memorystore) read `cookie.maxAge` instead, and without it keep an entry one hour.
       await set(sid, { cookie: storeCookie(record.expiresAt), ...toClaims(record) })
@@ -118,6 +129,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
         }
         // The user's oldest sessions beyond the cap end (unlisted, they are refused anyway with Redis).
         await destroyAll(dropped).catch(() => undefined)
+        await devices.forget(dropped)
       }
       return token
     },
@@ -131,15 +143,20 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       // Unlisted first: a request racing this sign-out may write the record back, never the entry.
       if (userId !== null) await index.remove(userId, [sid])
       await destroy(sid)
+      await devices.forget([sid])
     },
 
     replyCacheCheck: (record: SessionRecord) => vouched.get(record) ?? null,
 
-    async removeAll(userId: string, nowSeconds: number) {
-      const sids = await index.members(userId, nowSeconds)
-      await index.remove(userId, sids)
-      await destroyAll(sids)
+    async removeAll(userId: string, nowSeconds: number, keep?: string) {
+      const kept = keep !== undefined && isToken(keep) ? digest(keep) : null
+      await end(
+        userId,
+        (await index.members(userId, nowSeconds)).filter((sid) => sid !== kept),
+      )
     },
+
+    sessions: databaseListing({ index, devices, get, end }),
   })
 }
 

@@ -1,9 +1,10 @@
-import type { Response } from 'express'
+import type { Request, Response } from 'express'
 import type { SessionRecord, SessionUser } from '../config/types'
 import { ConfigurationError } from '../errors'
 import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChunked } from '../http/chunked-cookie'
 import type { CookieIo } from '../http/cookies'
 import type { Revocations } from '../store/types'
+import { deviceOf, type DeviceInfo } from './device-info'
 import { replyCache, type ReplyCacheLimits } from './reply-cache'
 import type { SessionStore } from './record-store'
 
@@ -35,6 +36,12 @@ export interface SessionManager {
   destroy(cookie: SessionCookie, record: SessionRecord | null): Promise<void>
   /** Ends every session of a user, wherever it is: revoked from now on, and deleted where it is kept. */
   revokeAll(userId: string): Promise<void>
+  /**
+   * Ends every session of the record's user but the cookie's own. Database sessions: the others are
+   * unlisted and deleted, this one and its cookie stay. Cookie sessions cannot be told apart: all of
+   * them are revoked and this browser gets a new session (same user and data, signed in now).
+   */
+  revokeOthers(cookie: SessionCookie, record: SessionRecord): Promise<void>
   /** Clears the cookie only (for a cookie that did not open). */
   clear(cookie: SessionCookie): void
   /**
@@ -70,6 +77,30 @@ export interface SessionTiming {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
+/** Where a sign-in comes from: the request of the cookie's response (Express's `res.req`), when there is one. */
+function deviceOfCookie(cookie: SessionCookie, record: SessionRecord): DeviceInfo | null {
+  const req = cookie.res?.req as Request | undefined
+  return req ? deviceOf(req, record) : null
+}
+
+/** Writes the record and sets the cookie to the token the store answers. */
+async function writeSession(
+  store: SessionStore,
+  cookie: SessionCookie,
+  record: SessionRecord,
+  previous: string | null,
+  device: DeviceInfo | null,
+): Promise<void> {
+  // Only a sign-in says where it comes from: renewals and updates never rewrite it.
+  const token = await (device === null ? store.write(record, previous) : store.write(record, previous, device))
+  if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
+    throw new ConfigurationError(
+      `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
+    )
+  }
+  if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
+}
+
 export function createSessionManager(
   store: SessionStore,
   timing: SessionTiming,
@@ -80,17 +111,10 @@ export function createSessionManager(
   const replies = reusable && options.replies ? replyCache(timing, options.replies) : null
   const peek = revocations.peek === undefined ? null : revocations.peek.bind(revocations)
 
-  async function write(cookie: SessionCookie, record: SessionRecord, previous: string | null) {
-    const token = await store.write(record, previous)
-    if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
-      throw new ConfigurationError(
-        `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
-      )
-    }
-    if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
-  }
+  const write = (cookie: SessionCookie, record: SessionRecord, previous: string | null, device?: DeviceInfo | null) =>
+    writeSession(store, cookie, record, previous, device ?? null)
 
-  return Object.freeze({
+  const manager: SessionManager = Object.freeze({
     present: (cookie: SessionCookie) => hasChunked(cookie.cookies, cookie.def.name),
 
     async read(cookie: SessionCookie) {
@@ -110,7 +134,7 @@ export function createSessionManager(
       // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
       const previous = readChunked(cookie.cookies, cookie.def.name)
       if (previous !== null) await store.remove(previous, null)
-      await write(cookie, record, null)
+      await write(cookie, record, null, deviceOfCookie(cookie, record))
       return record
     },
 
@@ -146,6 +170,21 @@ export function createSessionManager(
       await store.removeAll(userId, nowSeconds())
     },
 
+    async revokeOthers(cookie: SessionCookie, record: SessionRecord) {
+      const token = readChunked(cookie.cookies, cookie.def.name)
+      // Database sessions: this one is kept by its token (one that opened, so never null here).
+      if (store.sessions !== undefined)
+        return token === null ? undefined : store.removeAll(record.userId, nowSeconds(), token)
+      await manager.revokeAll(record.userId)
+      const { userId, user, data, provider } = record
+      await manager.create(cookie, {
+        userId,
+        user,
+        ...(data === undefined ? {} : { data }),
+        ...(provider == null ? {} : { provider }),
+      })
+    },
+
     clear(cookie: SessionCookie) {
       if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
     },
@@ -165,4 +204,5 @@ export function createSessionManager(
       if (token !== null) replies.set(token, record, reply, check === 'always' ? undefined : check)
     },
   })
+  return manager
 }

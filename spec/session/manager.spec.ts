@@ -182,7 +182,12 @@ describe('the session manager', () => {
         userId: 'github:2',
         user: { name: 'Grace' },
       })
-      expect(store.write).toHaveBeenCalledWith(expect.objectContaining({ userId: 'github:2' }), null)
+      // With where it signed in from (the fake request has no User-Agent, nor an address).
+      expect(store.write).toHaveBeenCalledWith(expect.objectContaining({ userId: 'github:2' }), null, {
+        userAgent: null,
+        address: null,
+        provider: null,
+      })
       const written = expectCookie(sent, 'auth.session-token')
       expect(written.value).not.toBe(VECTORS.ada)
       expect(await claimsOf(written.value)).toMatchObject({ sub: 'github:2' })
