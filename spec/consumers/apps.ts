@@ -89,6 +89,15 @@ export const typeScriptApp: ConsumerApp = {
         'const session: Session | null = await router.getSession(req)\n  res.json({ session })',
       ),
     ].join('\n'),
+    // Type-checked only: the docs' Redis snippet with the newest ioredis (6), whose `Redis<"legacy">`
+    // once failed to assign to the `redis` option (the package's own ioredis 5 types were nested).
+    'src/redis.ts': [
+      `import { Redis } from 'ioredis'`,
+      `import type { AuthOptions } from 'express-auth-service'`,
+      `const redis = new Redis(process.env.REDIS_URL ?? 'redis://localhost:6379', { lazyConnect: true })`,
+      `redis.on('error', (error) => console.error('Redis:', error.message))`,
+      `export const options: AuthOptions = { redis }`,
+    ].join('\n'),
     'tsconfig.json': JSON.stringify({
       compilerOptions: {
         strict: true,
@@ -107,7 +116,7 @@ export const typeScriptApp: ConsumerApp = {
   },
   // @types/express only, as a user installs it (it brings the newest @types/node): the package's own
   // types need nothing more (its passport types come with it as a dependency).
-  devDependencies: ['@types/express@5'],
+  devDependencies: ['@types/express@5', 'ioredis@6'],
   build: async (dir) => {
     await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: dir })
   },

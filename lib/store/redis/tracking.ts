@@ -25,6 +25,8 @@ export type { TrackedReads } from './held'
 const CHANNEL = '__redis__:invalidate'
 /** With no reads, a PING this often still finds a connection that went silent. */
 const KEEPALIVE_MS = 1000
+/** Our connection's protocol (ioredis 6's option; ioredis 5 speaks RESP2 only). */
+const RESP2 = { protocol: 2 }
 
 /**
  * Tracking of the keys under `prefixes` (as the app's client names them, before its own
@@ -52,6 +54,9 @@ export function redisTracking(
     // With Sentinel, nor a retry loop of the connector's own, nor subscriber clients of its own.
     sentinelRetryStrategy: () => null,
     failoverDetector: false,
+    // ioredis 6 speaks RESP3 by default, where invalidations arrive as pushes it never emits; RESP2
+    // gets them as messages on CHANNEL, as ioredis 5 does. (Spread: 5's option types lack `protocol`.)
+    ...RESP2,
   })
   const live = liveness(() => listener.ping(), now)
   const held = heldValues(redis, live, now)
