@@ -68,9 +68,9 @@ function builtInPages(basePath: string, signedIn: boolean): string {
   const link = (path: string, text: string) => `<li><a href="${escape(`${basePath}${path}`)}">${escape(text)}</a></li>`
   return (
     `<h2>The built-in pages</h2><ul>` +
-    (signedIn ? link('/signout', 'Sign out') : link('/signin', 'Sign in')) +
-    link('/verify-request?provider=email&type=email', 'Check your email') +
-    link('/error?error=Verification', 'Error: a spent sign-in link') +
+    (signedIn ? link('/signout', 'The sign-out page') : link('/signin', 'The sign-in page')) +
+    link('/verify-request?provider=email&type=email', 'The "Check your email" page') +
+    link('/error?error=Verification', 'The error page (a spent sign-in link)') +
     link('/session', 'The session as JSON (GET /session)') +
     `</ul>`
   )
