@@ -52,6 +52,7 @@ li { margin: 0 0 0.25rem; }
 .picture { display: flex; justify-content: center; }
 .picture img { border-radius: 50%; border: 1px solid var(--border); }
 .button + .button, form + .button { margin-top: 0.75rem; }
+#client-root { margin: 0 0 1rem; }
 input[type="text"] {
   display: block; width: 100%; min-height: 2.75rem; margin: 0 0 0.75rem; padding: 0.5rem 0.75rem;
   font: inherit; color: var(--text); background: var(--card); border: 1px solid var(--muted); border-radius: 0.5rem;
