@@ -8,7 +8,8 @@ import path from 'node:path'
  * in UPWARD_TYPES. A folder or file of lib/ that is not listed here fails this spec until it is placed.
  */
 const LAYERS: ReadonlyArray<readonly string[]> = [
-  ['index'],
+  // The package root and its `/testing` subpath (the store contract suites): two entries, apart.
+  ['index', 'testing'],
   ['auth'],
   ['helpers'],
   ['router'],

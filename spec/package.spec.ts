@@ -72,6 +72,33 @@ describe('the published package', () => {
     expect(loaded("server: 'smtp://localhost:25'")).toContain('nodemailer')
   })
 
+  // express-auth-service/testing: the store contract suites, for a store's author and any runner.
+  it('ships the store contract suites at express-auth-service/testing, with their types', () => {
+    expect(
+      node(['-e', "const t = require('express-auth-service/testing'); console.log(Object.keys(t).sort().join(' '))"]),
+    ).toBe('describeSessionStoreContract describeVerificationStoreContract')
+    expect(existsSync(join(pkg, 'dist/lib/testing/index.d.ts'))).toBe(true)
+    // Under node:test, as an author who uses neither Jest nor Vitest would: a toy store passes it.
+    const report = node([
+      '--input-type=module',
+      '-e',
+      `import { describe, it, beforeEach } from 'node:test'
+       import { describeVerificationStoreContract } from 'express-auth-service/testing'
+       const toy = () => {
+         const records = new Map()
+         const live = (r) => r && r.expires > Date.now() / 1000 ? r : null
+         return {
+           put: async (key, record) => void records.set(key, record),
+           take: async (key) => { const r = records.get(key); records.delete(key); return live(r) ?? null },
+           remove: async (key) => void records.delete(key),
+         }
+       }
+       describeVerificationStoreContract('a toy store', toy, { describe, it, beforeEach })`,
+    ])
+    expect(report).toMatch(/^# pass 5$/m)
+    expect(report).toMatch(/^# fail 0$/m)
+  })
+
   it('finds its views from the built files and ships type declarations', () => {
     expect(node(['-e', "require('./dist/lib/pages/render'); console.log('views found')"])).toBe('views found')
     expect(existsSync(join(pkg, 'dist/lib/index.d.ts'))).toBe(true)

@@ -10,6 +10,7 @@ function page(basePath: string, title: string, body: string, script?: string): s
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${escape(title)}</title><link rel="stylesheet" href="${escape(`${basePath}/assets/style.css`)}">` +
+    `<link rel="stylesheet" href="/demo.css">` +
     `${script ? `<script src="${escape(script)}" defer></script>` : ''}</head><body><main class="card">${body}</main></body></html>`
   )
 }
@@ -21,17 +22,76 @@ function page(basePath: string, title: string, body: string, script?: string): s
 export const PAGE_CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'"
 export const CLIENT_PAGE_CSP = `${PAGE_CSP}; script-src 'self'; connect-src 'self'`
 
+/**
+ * The user's picture is the provider's URL (`session.user.image`), loaded from the provider's host:
+ * pages that show it allow images from https: and from `pictureOrigin` (the embedded identity
+ * provider, on http://127.0.0.1), and nothing else.
+ */
+export const withPictures = (csp: string, pictureOrigin: string | null) =>
+  `${csp}; img-src https:${pictureOrigin ? ` ${pictureOrigin}` : ''}`
+
+/** The picture's URL when the page's CSP lets the browser load it, else null (no broken image). */
+export function pictureUrl(image: unknown, pictureOrigin: string | null): string | null {
+  if (typeof image !== 'string' || image.length > 2048 || !URL.canParse(image)) return null
+  const url = new URL(image)
+  return url.protocol === 'https:' || url.origin === pictureOrigin ? url.href : null
+}
+
+const picture = (src: string | null) =>
+  src
+    ? `<p class="picture"><img src="${escape(src)}" alt="" width="64" height="64" referrerpolicy="no-referrer"></p>`
+    : ''
+
+/**
+ * The demo's few styles beside the service's stylesheet (served at /demo.css): its lists, the
+ * picture, and the client page's form, in the look of the built-in pages (their `.button`).
+ */
+export const DEMO_CSS = `h2 { margin: 1.5rem 0 0.5rem; font-size: 1.125rem; }
+ul { margin: 0 0 1rem; padding-left: 1.25rem; }
+li { margin: 0 0 0.25rem; }
+.picture { display: flex; justify-content: center; }
+.picture img { border-radius: 50%; border: 1px solid var(--border); }
+.button + .button, form + .button { margin-top: 0.75rem; }
+#client-root { margin: 0 0 1rem; }
+input[type="text"] {
+  display: block; width: 100%; min-height: 2.75rem; margin: 0 0 0.75rem; padding: 0.5rem 0.75rem;
+  font: inherit; color: var(--text); background: var(--card); border: 1px solid var(--muted); border-radius: 0.5rem;
+}
+`
+
 const CLIENT_LINK = '<p><a href="/client">The same with the NextAuth.js client library</a></p>'
 
-/** The home page: who is signed in, and the way in or out. */
-export function homePage(basePath: string, session: Session | null): string {
+/**
+ * The built-in pages, linked so a visitor can see each one. The error page shows a code's own
+ * message; the verify-request page is the one shown after an e-mail link is asked for.
+ */
+function builtInPages(basePath: string, signedIn: boolean): string {
+  const link = (path: string, text: string) => `<li><a href="${escape(`${basePath}${path}`)}">${escape(text)}</a></li>`
+  return (
+    `<h2>The built-in pages</h2><ul>` +
+    (signedIn ? link('/signout', 'The sign-out page') : link('/signin', 'The sign-in page')) +
+    link('/verify-request?provider=email&type=email', 'The "Check your email" page') +
+    link('/error?error=Verification', 'The error page (a spent sign-in link)') +
+    link('/session', 'The session as JSON (GET /session)') +
+    `</ul>`
+  )
+}
+
+// DEVICES: the place for the user's devices (issue 21: `listSessions(userId)` with "sign out this
+// one" and "sign out everywhere"). That API is not on main yet; when it is, render the list here,
+// between the session and the built-in pages, on the home page of a signed-in user.
+const devicesSection = (): string => ''
+
+/** The home page: who is signed in, the session, and the way in or out. */
+export function homePage(basePath: string, session: Session | null, pictureOrigin: string | null = null): string {
   if (!session) {
     return page(
       basePath,
       'express-auth-service demo',
       `<h1>express-auth-service demo</h1><p>You are not signed in.</p>` +
         `<p><a href="${escape(`${basePath}/signin`)}">Sign in</a> · <a href="/private">A page for signed-in users</a></p>` +
-        CLIENT_LINK,
+        CLIENT_LINK +
+        builtInPages(basePath, false),
     )
   }
   // An e-mail sign-in has no name: the address alone, once.
@@ -43,8 +103,12 @@ export function homePage(basePath: string, session: Session | null): string {
     'express-auth-service demo',
     `<h1>express-auth-service demo</h1><p>Signed in as <strong>${escape(who)}</strong>` +
       `${name && address ? ` (${escape(address)})` : ''}.</p>` +
+      picture(pictureUrl(session.user?.image, pictureOrigin)) +
+      `<p>Your session expires at ${escape(session.expires)}.</p>` +
       `<p><a href="/private">A page for signed-in users</a> · <a href="${escape(`${basePath}/signout`)}">Sign out</a></p>` +
-      CLIENT_LINK,
+      CLIENT_LINK +
+      devicesSection() +
+      builtInPages(basePath, true),
   )
 }
 
@@ -60,11 +124,12 @@ export function privatePage(basePath: string, session: Session): string {
  * The client page: an empty root that /client.js (React and `next-auth/react`) fills in. It names
  * the service's base path for the script's SessionProvider.
  */
-export function clientPage(basePath: string): string {
+export function clientPage(basePath: string, pictureOrigin: string | null = null): string {
   return page(
     basePath,
     'express-auth-service demo: the client library',
-    `<h1>The NextAuth.js client library</h1><div id="client-root" data-base-path="${escape(basePath)}"><p>Loading…</p></div>` +
+    `<h1>The NextAuth.js client library</h1><div id="client-root" data-base-path="${escape(basePath)}"` +
+      `${pictureOrigin ? ` data-picture-origin="${escape(pictureOrigin)}"` : ''}><p>Loading…</p></div>` +
       `<p><a href="/">Home</a></p>`,
     '/client.js',
   )

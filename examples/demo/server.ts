@@ -4,7 +4,7 @@ import Redis from 'ioredis'
 import { auth, email, oidc, type Callbacks, type Session, type VerificationRequest } from '../../lib'
 import { buildClientBundle } from './client/bundle'
 import { startEmbeddedIdp } from './identity-provider'
-import { CLIENT_PAGE_CSP, PAGE_CSP, clientPage, homePage, privatePage } from './pages'
+import { CLIENT_PAGE_CSP, DEMO_CSS, PAGE_CSP, clientPage, homePage, privatePage, withPictures } from './pages'
 import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
 
 /**
@@ -38,6 +38,8 @@ async function main() {
     secret: settings.secret,
     ...(redis ? { redis, session: { strategy: 'database' as const } } : {}),
     callbacks: displayNameCallbacks,
+    // Only in the demo, and only with its development mail transport: say where the link went.
+    ...(settings.smtpUrl ? {} : { languages: { en: { verifyRequest: { message: CONSOLE_LINK_MESSAGE } } } }),
     providers: [
       oidc({
         id: 'oidc',
@@ -66,13 +68,26 @@ async function main() {
 
   // Mounted at the root, the router serves under the base path of SERVICE_AUTH_URL by itself.
   app.use(authRouter)
+  // The embedded provider serves the user's picture over http on 127.0.0.1: its origin is allowed.
+  const pictureOrigin = settings.oidc ? null : new URL(issuer.issuer).origin
   app.get('/', (req, res, next) => {
-    authRouter.getSession(req).then((session) => sendPage(res, homePage(settings.basePath, session)), next)
+    authRouter
+      .getSession(req)
+      .then(
+        (session) =>
+          sendPage(res, homePage(settings.basePath, session, pictureOrigin), withPictures(PAGE_CSP, pictureOrigin)),
+        next,
+      )
+  })
+  app.get('/demo.css', (_req, res) => {
+    res.type('css').set('X-Content-Type-Options', 'nosniff').send(DEMO_CSS)
   })
   app.get('/private', authRouter.requireAuth(), (_req, res) => {
     sendPage(res, privatePage(settings.basePath, res.locals.session as Session))
   })
-  app.get('/client', (_req, res) => sendPage(res, clientPage(settings.basePath), CLIENT_PAGE_CSP))
+  app.get('/client', (_req, res) =>
+    sendPage(res, clientPage(settings.basePath, pictureOrigin), withPictures(CLIENT_PAGE_CSP, pictureOrigin)),
+  )
   app.get('/client.js', (_req, res) => {
     res.type('js').set('X-Content-Type-Options', 'nosniff').send(clientBundle)
   })
@@ -167,6 +182,9 @@ const displayNameCallbacks: Callbacks = {
  * from `url`): whoever reads the log could sign in as that user. Send them with `server` or
  * `transport`, or mail them yourself in `sendVerificationRequest`.
  */
+const CONSOLE_LINK_MESSAGE =
+  'No mail was sent: this demo has no SMTP_URL, so it printed the sign-in link on its console. Open the link from there.'
+
 function printSignInLink({ identifier, url }: VerificationRequest): void {
   process.stdout.write(`demo (development mail transport, nothing was sent): sign-in link for ${identifier}: ${url}\n`)
 }

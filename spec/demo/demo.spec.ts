@@ -25,8 +25,19 @@ async function freePortPair(): Promise<number> {
   }
 }
 
-/** The `href`s of a page, in order. */
-const hrefs = (html: string) => [...html.matchAll(/\bhref="([^"]*)"/g)].map((match) => match[1])
+/** The `href`s of a page, in order, their character references decoded. */
+const hrefs = (html: string) =>
+  [...html.matchAll(/\bhref="([^"]*)"/g)].map((match) =>
+    match[1]!.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, '&'),
+  )
+
+/** The home page's list of the built-in pages, under `base`, with the way in or out first. */
+const builtInPages = (base: string, inOrOut: 'signin' | 'signout') => [
+  `${base}/${inOrOut}`,
+  `${base}/verify-request?provider=email&type=email`,
+  `${base}/error?error=Verification`,
+  `${base}/session`,
+]
 
 const literal = (text: string) => text.replace(/[$()*+.?[\\\]^{|}]/g, '\\$&')
 
@@ -100,7 +111,14 @@ describe('the demo app (npm start)', () => {
     expect(home.status).toBe(200)
     const html = await home.text()
     expect(html).toMatch(/You are not signed in/)
-    expect(hrefs(html)).toEqual(['/api/auth/assets/style.css', '/api/auth/signin', '/private', '/client'])
+    expect(hrefs(html)).toEqual([
+      '/api/auth/assets/style.css',
+      '/demo.css',
+      '/api/auth/signin',
+      '/private',
+      '/client',
+      ...builtInPages('/api/auth', 'signin'),
+    ])
     const csrf = await fetch(`http://localhost:${port}/api/auth/csrf`)
     expect(Object.keys((await csrf.json()) as object)).toEqual(['csrfToken'])
   })
@@ -120,8 +138,17 @@ describe('the demo app (npm start)', () => {
     expect(providers.oidc?.name).toBe('Demo')
     const signedIn = await browser.signIn('oidc')
     expect(signedIn.headers.get('location')).toBe(`${origin}/welcome`)
-    const home = await (await browser.jar.fetch(`${origin}/`)).text()
+    const homeResponse = await browser.jar.fetch(`${origin}/`)
+    const home = await homeResponse.text()
     expect(home).toMatch(/Signed in as <strong>Alice Example<\/strong>/)
+    // The picture the provider gave, from the provider, sending no Referer, and allowed by the CSP.
+    const idp = `http://127.0.0.1:${port + 1}`
+    expect(home).toContain(
+      `<img src="${idp}/avatar/alice.svg" alt="" width="64" height="64" referrerpolicy="no-referrer">`,
+    )
+    expect(homeResponse.headers.get('content-security-policy')).toMatch(new RegExp(`; img-src https: ${literal(idp)}$`))
+    const avatar = await fetch(`${idp}/avatar/alice.svg`)
+    expect([avatar.status, avatar.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^image\/svg/)])
     expect((await browser.jar.fetch(`${origin}/private`)).status).toBe(200)
     await browser.signOut()
     expect(await (await browser.jar.fetch(`${origin}/`)).text()).toMatch(/You are not signed in/)
@@ -140,6 +167,10 @@ describe('the demo app (npm start)', () => {
     const sent = await requestLink(jar, base, 'someone@example.com')
     expect(sent.status).toBe(302)
     expect(sent.headers.get('location')).toBe(`${base}/verify-request?provider=email&type=email`)
+    // The "Check your email" page says where the link went: no mail was sent.
+    const checkEmail = await (await jar.fetch(sent.headers.get('location')!)).text()
+    expect(checkEmail).toContain('<h1>Check your email</h1>')
+    expect(checkEmail).toContain('this demo has no SMTP_URL, so it printed the sign-in link on its console')
     const link = await eventually(
       () => printedLink('someone@example.com').exec(demo.output())?.[1],
       'sign-in link on the console',
@@ -251,11 +282,16 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
     const home = await (await fetch(`${origin}/`)).text()
     expect(hrefs(home)).toEqual([
       '/myapp/api/authentication/assets/style.css',
+      '/demo.css',
       '/myapp/api/authentication/signin',
       '/private',
       '/client',
+      ...builtInPages('/myapp/api/authentication', 'signin'),
     ])
-    for (const href of hrefs(home)) expect((await fetch(new URL(href!, origin))).status).toBe(200) // /private: via the sign-in page
+    for (const href of hrefs(home)) {
+      // /private: via the sign-in page; the error page answers with its code's status.
+      expect((await fetch(new URL(href, origin))).status).toBe(href.includes('/error?') ? 403 : 200)
+    }
   })
 
   it('sends a visitor of the guarded page to the sign-in page under that path', async () => {
@@ -274,9 +310,11 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
     expect(home).toMatch(/Signed in as <strong>Alice Example<\/strong>/)
     expect(hrefs(home)).toEqual([
       '/myapp/api/authentication/assets/style.css',
+      '/demo.css',
       '/private',
       '/myapp/api/authentication/signout',
       '/client',
+      ...builtInPages('/myapp/api/authentication', 'signout'),
     ])
     expect((await browser.jar.fetch(`${origin}/private`)).status).toBe(200)
     expect((await browser.jar.fetch(`${base}/signout`)).status).toBe(200)
@@ -344,6 +382,10 @@ describe('the demo app sending its sign-in mails through SMTP_URL', () => {
     const sent = await requestLink(jar, base, 'someone@example.com')
     expect(sent.status).toBe(302)
     expect(sent.headers.get('location')).toBe(`${base}/verify-request?provider=email&type=email`)
+    // A real mail went out: the page says so, and nothing about a console.
+    const checkEmail = await (await jar.fetch(sent.headers.get('location')!)).text()
+    expect(checkEmail).toContain('A sign-in link has been sent to your email address.')
+    expect(checkEmail).not.toContain('console')
 
     expect(mails).toHaveLength(1)
     const [mail] = mails

@@ -123,7 +123,7 @@ function typeCheck(samples: readonly Sample[]): string[] {
       types: ['node'],
       typeRoots: [path.join(ROOT, 'node_modules/@types')],
       baseUrl: ROOT,
-      paths: { 'express-auth-service': ['lib/index.ts'] },
+      paths: { 'express-auth-service': ['lib/index.ts'], 'express-auth-service/testing': ['lib/testing/index.ts'] },
     }
     const support = path.join(dir, 'support')
     mkdirSync(support)

@@ -1,9 +1,18 @@
-import type { Locator } from 'playwright-core'
-import { useDemoInBrowser } from './harness'
+import type { Locator, Page } from 'playwright-core'
+import { pictureWidth, useDemoInBrowser } from './harness'
 
 // Another base path than next-auth's default (/api/auth): the page works only if SessionProvider
 // is given the demo's.
 const browser = useDemoInBrowser({ basePath: '/myapp/auth' })
+
+/** What sets the built-in pages' `.button` apart from a browser's default button, for the button named `name`. */
+const buttonLook = (page: Page, name: string) =>
+  page.evaluate(`(() => {
+    const button = [...document.querySelectorAll('button')].find((element) => element.textContent.trim() === ${JSON.stringify(name)})
+    const style = getComputedStyle(button)
+    return { fullWidth: style.width === getComputedStyle(button.parentElement).width, radius: style.borderRadius, minHeight: style.minHeight }
+  })()`)
+const BUILT_IN_BUTTON = { fullWidth: true, radius: '8px', minHeight: '44px' }
 
 describe("the demo's client page in Chromium: React and next-auth/react against the service", () => {
   it('signs in with signIn(), renames the user with update(), and signs out with signOut(), the page following each time', async () => {
@@ -16,6 +25,7 @@ describe("the demo's client page in Chromium: React and next-auth/react against 
     const user = page.getByTestId('user')
     await expectText(status, 'unauthenticated')
     await expectText(user, 'You are not signed in.')
+    await expect(buttonLook(page, 'Sign in with Demo')).resolves.toEqual(BUILT_IN_BUTTON)
 
     await page.getByRole('button', { name: 'Sign in with Demo' }).click()
     await page.waitForURL((url) => url.origin === idp)
@@ -25,6 +35,11 @@ describe("the demo's client page in Chromium: React and next-auth/react against 
     await page.waitForURL(`${origin}/client`)
     await expectText(status, 'authenticated')
     await expectText(user, 'Signed in as Alice Example (alice@example.com).')
+    // The picture from the provider, loaded (the CSP allows it), and buttons in the built-in pages' look.
+    await expect(pictureWidth(page)).resolves.toBe(64)
+    for (const name of ['Change name', 'Sign out']) {
+      await expect(buttonLook(page, name)).resolves.toEqual(BUILT_IN_BUTTON)
+    }
 
     await page.getByLabel('New name').fill('New Name')
     await page.getByRole('button', { name: 'Change name' }).click()
@@ -49,7 +64,7 @@ describe("the demo's client page in Chromium: React and next-auth/react against 
     const tab = await browser.newTab()
     const response = await tab.page.goto(`${origin}/client`)
     expect(response?.headers()['content-security-policy']).toBe(
-      "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'; script-src 'self'; connect-src 'self'",
+      `default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'; script-src 'self'; connect-src 'self'; img-src https: ${browser.demo.idp}`,
     )
     await expectText(tab.page.getByTestId('status'), 'unauthenticated')
     expect(tab.takeProblems()).toEqual([])

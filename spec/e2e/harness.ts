@@ -173,3 +173,10 @@ function isExpected(message: ConsoleMessage, demo: Demo, expected: Map<string, n
   if (expected.get(url) === Number(status)) return true
   return status === '404' && [`${demo.origin}/favicon.ico`, `${demo.idp}/favicon.ico`].includes(url)
 }
+
+/** The natural width of the page's picture once loaded (0 when it did not load). */
+export const pictureWidth = (page: import('playwright-core').Page) =>
+  page.evaluate(`(async () => {
+    const image = document.querySelector('main img')
+    return image.decode().then(() => image.naturalWidth, () => 0)
+  })()`)

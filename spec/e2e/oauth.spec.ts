@@ -1,4 +1,4 @@
-import { useDemoInBrowser } from './harness'
+import { pictureWidth, useDemoInBrowser } from './harness'
 
 const browser = useDemoInBrowser()
 
@@ -22,6 +22,11 @@ describe('the demo in Chromium: signing in with the identity provider', () => {
     await expect(page.locator('main p').first().textContent()).resolves.toBe(
       'Signed in as Alice Example (alice@example.com).',
     )
+    // The provider's picture, loaded from the provider (the page's CSP allows it, sending no Referer).
+    const picture = page.locator('main img')
+    await expect(picture.getAttribute('src')).resolves.toBe(`${idp}/avatar/alice.svg`)
+    await expect(picture.getAttribute('referrerpolicy')).resolves.toBe('no-referrer')
+    await expect(pictureWidth(page)).resolves.toBe(64)
 
     await page.getByRole('link', { name: 'Sign out' }).click()
     await page.waitForURL(`${base}/signout`)

@@ -1,5 +1,6 @@
 import session from 'express-session'
 import { callStore } from '../../lib/store/express-session-store'
+import { describeSessionStoreContract } from '../../lib/testing'
 import { describeStoreContract } from '../support/store-contract'
 
 // express-session's own MemoryStore stands for every store of the ecosystem: the package uses only
@@ -10,4 +11,11 @@ describeStoreContract("express-session's MemoryStore", async () => {
     options: { session: { strategy: 'database', store } },
     stored: (sid) => callStore((done) => store.get(sid, done)),
   }
+})
+
+// The store-level suite the package ships (`express-auth-service/testing`), as a store's author runs it.
+describeSessionStoreContract("express-session's MemoryStore", () => new session.MemoryStore(), {
+  describe,
+  it,
+  beforeEach,
 })

@@ -1,8 +1,9 @@
 import { memoryVerificationStore } from '../../lib/store/verification'
+import { describeVerificationStoreContract } from '../../lib/testing'
 import { clockAt } from '../support/clock'
-import { verificationStoreContract } from './verification.contract'
 
-verificationStoreContract('the in-memory store', () => memoryVerificationStore())
+// The suite the package ships (`express-auth-service/testing`), as a store's author runs it.
+describeVerificationStoreContract('the in-memory store', () => memoryVerificationStore(), { describe, it, beforeEach })
 
 describe('the in-memory store', () => {
   clockAt(1_800_000_000)

@@ -4,14 +4,23 @@
 // Plain JavaScript on purpose, like examples/idp/server.mjs: the project's TypeScript program has no
 // DOM library and no React types, and the browser specs (spec/e2e/client.spec.ts) run this page.
 
+/* global URL */
 import { useState } from 'react'
 import { createRoot } from 'react-dom/client'
 import { SessionProvider, signIn, signOut, useSession } from 'next-auth/react'
 
-function SessionPanel() {
+/** The user's picture when the page's CSP lets it load: https:, or the embedded provider's origin. */
+function pictureUrl(image, pictureOrigin) {
+  if (typeof image !== 'string' || !URL.canParse(image)) return null
+  const url = new URL(image)
+  return url.protocol === 'https:' || url.origin === pictureOrigin ? url.href : null
+}
+
+function SessionPanel({ pictureOrigin }) {
   const { data: session, status, update } = useSession()
   const [name, setName] = useState('')
   const user = session?.user
+  const picture = pictureUrl(user?.image, pictureOrigin)
   return (
     <>
       <p>
@@ -24,29 +33,34 @@ function SessionPanel() {
             Signed in as <strong>{user?.name || user?.email || 'someone'}</strong>
             {user?.name && user.email ? ` (${user.email})` : ''}.
           </p>
-          <p>
-            <label>
-              New name <input value={name} onChange={(event) => setName(event.target.value)} />
-            </label>{' '}
-            {/* POST {base}/session: the demo's update callback decides what is kept. */}
-            <button type="button" onClick={() => void update({ name })}>
+          {picture ? (
+            <p className="picture">
+              <img src={picture} alt="" width="64" height="64" referrerPolicy="no-referrer" />
+            </p>
+          ) : null}
+          <form
+            onSubmit={(event) => {
+              event.preventDefault()
+              // POST {base}/session: the demo's update callback decides what is kept.
+              void update({ name })
+            }}
+          >
+            <label htmlFor="new-name">New name</label>
+            <input id="new-name" type="text" value={name} onChange={(event) => setName(event.target.value)} />
+            <button className="button" type="submit">
               Change name
             </button>
-          </p>
-          <p>
-            <button type="button" onClick={() => void signOut()}>
-              Sign out
-            </button>
-          </p>
+          </form>
+          <button className="button" type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
         </>
       ) : status === 'unauthenticated' ? (
         <>
           <p data-testid="user">You are not signed in.</p>
-          <p>
-            <button type="button" onClick={() => void signIn('oidc')}>
-              Sign in with Demo
-            </button>
-          </p>
+          <button className="button" type="button" onClick={() => void signIn('oidc')}>
+            Sign in with Demo
+          </button>
         </>
       ) : null}
     </>
@@ -57,6 +71,6 @@ const root = document.getElementById('client-root')
 // The page names the service's base path (SERVICE_AUTH_URL's path), so one bundle fits any setting.
 createRoot(root).render(
   <SessionProvider basePath={root.dataset.basePath}>
-    <SessionPanel />
+    <SessionPanel pictureOrigin={root.dataset.pictureOrigin ?? null} />
   </SessionProvider>,
 )
