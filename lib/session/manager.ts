@@ -18,6 +18,11 @@ export interface NewSession {
   provider?: string
 }
 
+/** A new session for the same sign-in as `record` (same user, data and provider). */
+function sameSignIn({ userId, user, data, provider }: SessionRecord): NewSession {
+  return { userId, user, ...(data === undefined ? {} : { data }), ...(provider == null ? {} : { provider }) }
+}
+
 /**
  * Sessions over a store: reading, creating, rolling renewal and removal, with the cookie handled
  * in one place whatever the store.
@@ -176,13 +181,7 @@ export function createSessionManager(
       if (store.sessions !== undefined)
         return token === null ? undefined : store.removeAll(record.userId, nowSeconds(), token)
       await manager.revokeAll(record.userId)
-      const { userId, user, data, provider } = record
-      await manager.create(cookie, {
-        userId,
-        user,
-        ...(data === undefined ? {} : { data }),
-        ...(provider == null ? {} : { provider }),
-      })
+      await manager.create(cookie, sameSignIn(record))
     },
 
     clear(cookie: SessionCookie) {
