@@ -6,7 +6,7 @@ import { keyRing } from './crypto/keys'
 import { createCsrf } from './csrf'
 import { ConfigurationError } from './errors'
 import { userForLog } from './logger'
-import { createHelpers, type AuthHelpers } from './helpers'
+import { createCsrfHelpers, createHelpers, type AuthHelpers } from './helpers'
 import { addressHash, createEmailRuntime } from './providers/email/runtime'
 import { createOAuthRegistry } from './providers/oauth/registry'
 import type { ProviderInfo } from './providers/types'
@@ -14,7 +14,7 @@ import { createRouter } from './router'
 import type { Services } from './services'
 import { cookieStore } from './session/cookie-store'
 import { databaseStore } from './session/database-store'
-import { createDevices, type DeviceHelpers } from './session/devices'
+import { createDevices, handleOfToken, type DeviceHelpers } from './session/devices'
 import { createSessionManager } from './session/manager'
 import { REPLY_CACHE_LIMITS } from './session/reply-cache'
 import type { SessionStore } from './session/record-store'
@@ -73,13 +73,10 @@ export function auth(options?: AuthOptions): AuthRouter {
       state: keyRing(config.secrets, 'oauth-state'),
     }),
   })
-  const devices = createDevices(
-    sessions,
-    keyRing(config.secrets, 'session-handle'),
-    state.revocations,
-    config.session.maxLifetime,
-  )
-  return Object.assign(createRouter(svc), createHelpers(svc), devices)
+  const handles = keyRing(config.secrets, 'session-handle')
+  const devices = createDevices(sessions, handles, state.revocations, config.session.maxLifetime)
+  const helpers = { ...createHelpers(svc, handleOfToken(sessions, handles)), ...createCsrfHelpers(svc) }
+  return Object.assign(createRouter(svc), helpers, devices)
 }
 
 /** In Redis when `redis` is set (shared by every instance), else in this process's memory. */

@@ -1,26 +1,37 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session, SessionRecord, SessionRecordView } from './config/types'
 import { serviceFor } from './http/base'
-import { readCookies } from './http/cookies'
+import { readChunked } from './http/chunked-cookie'
+import { readCookies, setCookie } from './http/cookies'
 import { AuthError, ConfigurationError, isAuthError } from './errors'
 import { errorAnswer, sendError } from './http/error-response'
 import { sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
+import type { SessionCookie } from './session/manager'
 import { toRecordView } from './session/record'
 import { clientSession } from './session/shape'
 import { checkKeys, describe } from './util/options'
 
 /**
- * What `requireAuth()` leaves in `res.locals`. Express types `res.locals` as `Record<string, any>`
- * by default, and `any` wins over a declaration merged into `Express.Locals`; so the app names
- * these locals on the handler: `(req, res: Response<unknown, AuthLocals>) => …`, and then
- * `res.locals.session?.nope` is a compile error. Both are absent on a route without `requireAuth()`.
+ * What `requireAuth()` leaves in `res.locals`; both are absent on a route without `requireAuth()`.
+ * Merged into Express's own `Locals` below, so `res.locals.session?.user` is typed on every handler
+ * and `res.locals.session.nope` is a compile error. An app that declares `session` or
+ * `sessionRecord` in `Express.Locals` itself must give them these types.
  */
 export interface AuthLocals {
   /** The client session object, as `getSession(req)` gives it. */
   session?: Session
   /** The app's own view of the session, as `getSessionRecord(req)` gives it; never sent to the client. */
   sessionRecord?: SessionRecordView
+}
+
+declare global {
+  // Express's own declaration merging point for `res.locals` (@types/express-serve-static-core).
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface Locals extends AuthLocals {}
+  }
 }
 
 /** How `requireAuth()` answers a request without a session. */
@@ -41,8 +52,8 @@ export interface AuthHelpers {
   getSession(req: Request): Promise<Session | null>
   /**
    * The app's own view of the signed-in user's session: the whole server-side record (`userId`,
-   * `user`, `data`, `provider`, `signedInAt`, `expires`), frozen, or null. It is never sent to the
-   * client. Rejects with a `ServiceUnavailable` AuthError when the session store does not answer.
+   * `user`, `data`, `provider`, `signedInAt`, `expires`) and its `handle` as `listSessions` gives it
+   * (null for cookie sessions), frozen, or null. It is never sent to the client. Rejects with a `ServiceUnavailable` AuthError when the session store does not answer.
    */
   getSessionRecord(req: Request): Promise<SessionRecordView | null>
   /**
@@ -60,9 +71,25 @@ export interface AuthHelpers {
    * Rejects with a `ServiceUnavailable` AuthError when the store does not answer.
    */
   revokeSessions(userId: string): Promise<void>
+  /**
+   * The CSRF token for a form on the app's own page, to post as `csrfToken` (to the service, e.g.
+   * `POST /signout`, or to a route of the app that checks it with `verifyCsrfToken`): the token of
+   * the browser's valid CSRF cookie, or a new one whose cookie is set on `res`. Null only with
+   * `trustHost` and a Host header that is no host name.
+   */
+  getCsrfToken(req: Request, res: Response): string | null
+  /**
+   * Whether `submitted` (the form's `csrfToken` field, never a query or a header) is the token of
+   * the browser's valid CSRF cookie, compared in constant time: for the app's own POST routes.
+   */
+  verifyCsrfToken(req: Request, submitted: unknown): boolean
 }
 
-export function createHelpers(svc: Services): AuthHelpers {
+/** `handleOf`: the `listSessions` handle of the session a cookie's token names (lib/session/devices.ts). */
+export function createHelpers(
+  svc: Services,
+  handleOf: (token: string) => string | null,
+): Omit<AuthHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
   const { config } = svc
 
   /** The request's service URL and cookies; null for a Host that is not one (trustHost only). */
@@ -74,31 +101,37 @@ export function createHelpers(svc: Services): AuthHelpers {
     }
   }
 
-  async function readRecord(req: Request): Promise<SessionRecord | null> {
+  async function readSession(req: Request): Promise<{ record: SessionRecord; cookie: SessionCookie } | null> {
     const service = serviceOf(req)
     if (service === null) return null
     const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res: undefined }
     if (!svc.sessions.present(cookie)) return null
-    return svc.sessions.read(cookie)
+    const record = await svc.sessions.read(cookie)
+    return record ? { record, cookie } : null
+  }
+
+  function recordView({ record, cookie }: { record: SessionRecord; cookie: SessionCookie }): SessionRecordView {
+    const token = readChunked(cookie.cookies, cookie.def.name)
+    return toRecordView(record, token === null ? null : handleOf(token))
   }
 
   async function getSession(req: Request): Promise<Session | null> {
-    const record = await readRecord(req)
-    return record ? clientSession(record, config.callbacks, svc.log) : null
+    const found = await readSession(req)
+    return found ? clientSession(found.record, config.callbacks, svc.log) : null
   }
 
   async function getSessionRecord(req: Request): Promise<SessionRecordView | null> {
-    const record = await readRecord(req)
-    return record ? toRecordView(record) : null
+    const found = await readSession(req)
+    return found ? recordView(found) : null
   }
 
   /** Never rejects: every outcome is an answer, or `next` (with the app's own error, if any). */
   async function guard(req: Request, res: Response, next: NextFunction, answer: Answer): Promise<void> {
-    let record: SessionRecord | null
+    let found: { record: SessionRecord; cookie: SessionCookie } | null
     let session: Session | null
     try {
-      record = await readRecord(req)
-      session = record ? await clientSession(record, config.callbacks, svc.log) : null
+      found = await readSession(req)
+      session = found ? await clientSession(found.record, config.callbacks, svc.log) : null
     } catch (error) {
       // The store does not answer: a 503 of ours (the page or `{"error":"ServiceUnavailable"}`),
       // not a 500 of the app's; anything else is the app's own error (its session callback's).
@@ -106,9 +139,9 @@ export function createHelpers(svc: Services): AuthHelpers {
         return sendError(req, res, error, errorAnswer(svc.languages, config.base?.href, req, res))
       return next(error)
     }
-    if (record && session) {
+    if (found && session) {
       res.locals.session = session
-      res.locals.sessionRecord = toRecordView(record)
+      res.locals.sessionRecord = recordView(found)
       return next()
     }
     const service = serviceOf(req)
@@ -141,6 +174,32 @@ export function createHelpers(svc: Services): AuthHelpers {
   }
 
   return Object.freeze({ getSession, getSessionRecord, requireAuth, revokeSessions })
+}
+
+/** The CSRF helpers: the app's own forms carry the service's token (signed double-submit, lib/csrf). */
+export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
+  const csrfCookie = (req: Request) => {
+    try {
+      return serviceFor(svc.config, req).cookieSet.csrfToken
+    } catch {
+      return null
+    }
+  }
+  return Object.freeze({
+    getCsrfToken(req: Request, res: Response): string | null {
+      const def = csrfCookie(req)
+      if (def === null) return null
+      const found = svc.csrf.inspect(readCookies(req)[def.name])
+      if (found !== null && !found.stale) return found.token
+      const issued = found === null ? svc.csrf.issue() : svc.csrf.resign(found.token)
+      setCookie(res, def, issued.cookieValue)
+      return issued.token
+    },
+    verifyCsrfToken(req: Request, submitted: unknown): boolean {
+      const def = csrfCookie(req)
+      return def !== null && svc.csrf.verify(readCookies(req)[def.name], submitted)
+    },
+  })
 }
 
 type Answer = 'redirect' | 'status' | 'auto'

@@ -30,6 +30,14 @@ function hostApp(overrides = {}) {
     const nope: unknown = res.locals.sessionRecord?.nope
     res.json({ record: res.locals.sessionRecord, userId: res.locals.sessionRecord?.userId, nope })
   })
+  // Without naming AuthLocals: the package merges them into Express's own Locals.
+  app.get('/private/plain', router.requireAuth(), (_req, res) => {
+    // @ts-expect-error: the session is absent on a route without requireAuth() (not `any`)
+    void res.locals.session.nope
+    // @ts-expect-error: the record has no such field
+    void res.locals.sessionRecord?.nope
+    res.json({ name: res.locals.session?.user?.name, userId: res.locals.sessionRecord?.userId })
+  })
   app.get('/api/status', router.requireAuth({ unauthenticated: 'status' }), (_req, res) => res.end())
   app.get('/api/redirect', router.requireAuth({ unauthenticated: 'redirect' }), (_req, res) => res.end())
   return app
@@ -70,7 +78,17 @@ describe("the host app's helpers", () => {
     await request(app).get('/record').expect(200, { record: null })
     const res = await request(app).get('/record').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
     expect(res.body.record).toMatchObject({ userId: expect.stringMatching(/.+/), user: { name: 'Ada' } })
-    expect(Object.keys(res.body.record).sort()).toEqual(['data', 'expires', 'provider', 'signedInAt', 'user', 'userId'])
+    expect(Object.keys(res.body.record).sort()).toEqual([
+      'data',
+      'expires',
+      'handle',
+      'provider',
+      'signedInAt',
+      'user',
+      'userId',
+    ])
+    // A cookie session is in no list of devices.
+    expect(res.body.record.handle).toBeNull()
     expect(new Date(res.body.record.expires).getTime()).toBeGreaterThan(new Date(res.body.record.signedInAt).getTime())
     await request(app).get('/record').set('Cookie', 'auth.session-token=%ZZ').expect(200, { record: null })
   })
@@ -131,5 +149,51 @@ describe('the request is left as it was', () => {
     expect(res.body).toEqual({ signed: { pref: 'dark' } })
     // No entry but the set-up warnings (no providers; supertest's Host is not `url`'s).
     expect(logs.filter((entry) => entry.event !== 'config.warning')).toEqual([])
+  })
+})
+
+describe("the app's own forms and the CSRF token", () => {
+  function formApp() {
+    const { logs: _logs, ...options } = testOptions()
+    const router = auth(options)
+    const app = express()
+    app.use('/api/auth', router)
+    app.get('/form', (req, res) => {
+      res.json({ token: router.getCsrfToken(req, res) })
+    })
+    app.post('/action', express.urlencoded({ extended: false }), (req, res) => {
+      const body = req.body as Record<string, unknown>
+      res.status(router.verifyCsrfToken(req, body.csrfToken) ? 200 : 403).end()
+    })
+    return app
+  }
+
+  it("getCsrfToken(req, res) is the token GET /csrf gives, and the service's own POST accepts it", async () => {
+    const app = formApp()
+    const first = await request(app).get('/form').expect(200)
+    const { name, value } = expectCookie(first, 'auth.csrf-token')
+    const cookie = cookieHeader({ [name]: value })
+    const token = (first.body as { token: string }).token
+    const again = await request(app).get('/form').set('Cookie', cookie).expect(200)
+    expect(again.body).toEqual({ token })
+    expect(again.headers['set-cookie']).toBeUndefined()
+    await request(app).get('/api/auth/csrf').set('Cookie', cookie).expect(200, { csrfToken: token })
+  })
+
+  it('verifyCsrfToken(req, submitted) accepts only the token of a valid cookie', async () => {
+    const app = formApp()
+    const first = await request(app).get('/form')
+    const { name, value } = expectCookie(first, 'auth.csrf-token')
+    const token = (first.body as { token: string }).token
+    const post = (cookie: string | null, fields: Record<string, string>) => {
+      const req = request(app).post('/action').type('form').send(fields)
+      return cookie === null ? req : req.set('Cookie', cookie)
+    }
+    await post(cookieHeader({ [name]: value }), { csrfToken: token }).expect(200)
+    await post(cookieHeader({ [name]: value }), { csrfToken: `${token}x` }).expect(403)
+    await post(cookieHeader({ [name]: value }), {}).expect(403)
+    await post(null, { csrfToken: token }).expect(403)
+    // A pair made without the secret is no pair.
+    await post(cookieHeader({ [name]: `${token}|forged` }), { csrfToken: token }).expect(403)
   })
 })

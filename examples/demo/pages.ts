@@ -1,4 +1,4 @@
-import type { Session } from '../../lib'
+import type { DeviceSession, Session } from '../../lib'
 
 const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -51,6 +51,11 @@ ul { margin: 0 0 1rem; padding-left: 1.25rem; }
 li { margin: 0 0 0.25rem; }
 .picture { display: flex; justify-content: center; }
 .picture img { border-radius: 50%; border: 1px solid var(--border); }
+.devices { list-style: none; padding: 0; }
+.devices li { margin: 0 0 0.75rem; padding: 0.5rem 0.75rem; border: 1px solid var(--border); border-radius: 0.5rem; }
+.devices li.current { border-color: var(--muted); }
+.devices .details { color: var(--muted); font-size: 0.875rem; }
+.devices form { margin-top: 0.5rem; }
 .button + .button, form + .button { margin-top: 0.75rem; }
 #client-root { margin: 0 0 1rem; }
 input[type="text"] {
@@ -77,13 +82,72 @@ function builtInPages(basePath: string, signedIn: boolean): string {
   )
 }
 
-// DEVICES: the place for the user's devices (issue 21: `listSessions(userId)` with "sign out this
-// one" and "sign out everywhere"). That API is not on main yet; when it is, render the list here,
-// between the session and the built-in pages, on the home page of a signed-in user.
-const devicesSection = (): string => ''
+/** What the home page shows of the signed-in user's devices. */
+export interface DevicesView {
+  /** The service's CSRF token (`getCsrfToken(req, res)`): every form of the page posts it. */
+  readonly csrfToken: string
+  /** The user's sessions (`listSessions(userId)`), or null with cookie sessions, which cannot be listed. */
+  readonly sessions: readonly DeviceSession[] | null
+  /** This browser's session among them (`getSessionRecord(req).handle`). */
+  readonly current: string | null
+}
+
+/** Where the demo's "Sign out this one" posts: the app's own route, which calls revokeSession. */
+export const SIGN_OUT_DEVICE_PATH = '/devices/sign-out'
+
+const when = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+
+function form(action: string, fields: Record<string, string>, button: string): string {
+  const inputs = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
+    .join('')
+  return `<form method="post" action="${escape(action)}">${inputs}<button type="submit" class="button">${escape(button)}</button></form>`
+}
+
+function device(listed: DeviceSession, view: DevicesView): string {
+  const isCurrent = listed.handle === view.current
+  const details = [
+    listed.address ?? 'address unknown',
+    listed.provider
+      ? `signed in with ${listed.provider} at ${when(listed.signedInAt)}`
+      : `signed in at ${when(listed.signedInAt)}`,
+    `last seen ${when(listed.renewedAt)}`,
+  ]
+  return (
+    `<li class="device${isCurrent ? ' current' : ''}"><strong>${escape(listed.userAgent ?? 'Unknown browser')}</strong>` +
+    `${isCurrent ? ' <em>(this device)</em>' : ''}<br><span class="details">${escape(details.join(' · '))}</span>` +
+    (isCurrent
+      ? ''
+      : form(SIGN_OUT_DEVICE_PATH, { csrfToken: view.csrfToken, handle: listed.handle }, 'Sign out this one')) +
+    `</li>`
+  )
+}
+
+/**
+ * The user's devices: each session with where it signed in from, "Sign out this one" on the others,
+ * and sign-out everywhere (or everywhere but here) through the service's own `POST /signout`.
+ */
+function devicesSection(basePath: string, view: DevicesView | null): string {
+  if (!view) return ''
+  const signOut = (field: 'everywhere' | 'others', button: string) =>
+    form(`${basePath}/signout`, { csrfToken: view.csrfToken, callbackUrl: '/', [field]: 'true' }, button)
+  const list = view.sessions
+    ? `<ul class="devices">${view.sessions.map((listed) => device(listed, view)).join('')}</ul>`
+    : `<p>Sessions are kept in encrypted cookies, which the server cannot list: start the demo with REDIS_URL to see each device. They can still be ended all at once.</p>`
+  return (
+    `<h2>Your devices</h2>${list}` +
+    signOut('others', 'Sign out everywhere but here') +
+    signOut('everywhere', 'Sign out everywhere')
+  )
+}
 
 /** The home page: who is signed in, the session, and the way in or out. */
-export function homePage(basePath: string, session: Session | null, pictureOrigin: string | null = null): string {
+export function homePage(
+  basePath: string,
+  session: Session | null,
+  pictureOrigin: string | null = null,
+  devices: DevicesView | null = null,
+): string {
   if (!session) {
     return page(
       basePath,
@@ -107,7 +171,7 @@ export function homePage(basePath: string, session: Session | null, pictureOrigi
       `<p>Your session expires at ${escape(session.expires)}.</p>` +
       `<p><a href="/private">A page for signed-in users</a> · <a href="${escape(`${basePath}/signout`)}">Sign out</a></p>` +
       CLIENT_LINK +
-      devicesSection() +
+      devicesSection(basePath, devices) +
       builtInPages(basePath, true),
   )
 }

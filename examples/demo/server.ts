@@ -4,7 +4,17 @@ import Redis from 'ioredis'
 import { auth, email, oidc, type Callbacks, type Session, type VerificationRequest } from '../../lib'
 import { buildClientBundle } from './client/bundle'
 import { startEmbeddedIdp } from './identity-provider'
-import { CLIENT_PAGE_CSP, DEMO_CSS, PAGE_CSP, clientPage, homePage, privatePage, withPictures } from './pages'
+import {
+  CLIENT_PAGE_CSP,
+  DEMO_CSS,
+  PAGE_CSP,
+  SIGN_OUT_DEVICE_PATH,
+  clientPage,
+  homePage,
+  privatePage,
+  withPictures,
+  type DevicesView,
+} from './pages'
 import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
 
 /**
@@ -70,14 +80,41 @@ async function main() {
   app.use(authRouter)
   // The embedded provider serves the user's picture over http on 127.0.0.1: its origin is allowed.
   const pictureOrigin = settings.oidc ? null : new URL(issuer.issuer).origin
+  /** The signed-in user's devices: listed with database sessions (REDIS_URL) only. */
+  async function devicesOf(req: express.Request, res: express.Response): Promise<DevicesView | null> {
+    const record = await authRouter.getSessionRecord(req)
+    const csrfToken = record && authRouter.getCsrfToken(req, res)
+    if (!record || !csrfToken) return null
+    const sessions = redis ? await authRouter.listSessions(record.userId) : null
+    return { csrfToken, sessions, current: record.handle }
+  }
   app.get('/', (req, res, next) => {
+    Promise.all([authRouter.getSession(req), devicesOf(req, res)]).then(
+      ([session, devices]) =>
+        // Its forms carry the CSRF token: a page for this browser alone, never kept by a cache.
+        sendPage(
+          res.set('Cache-Control', 'private, no-store'),
+          homePage(settings.basePath, session, pictureOrigin, devices),
+          withPictures(PAGE_CSP, pictureOrigin),
+        ),
+      next,
+    )
+  })
+  // "Sign out this one": a form of the home page, with the service's CSRF token; only the signed-in
+  // user's own sessions can be named (revokeSession checks the handle against the user's list).
+  app.post(SIGN_OUT_DEVICE_PATH, express.urlencoded({ extended: false, limit: '2kb' }), (req, res, next) => {
+    const { csrfToken, handle } = (req.body ?? {}) as Record<string, unknown>
+    if (!authRouter.verifyCsrfToken(req, csrfToken)) {
+      res.status(403).type('text').send('This form has expired: go back, reload the page and try again.')
+      return
+    }
     authRouter
-      .getSession(req)
-      .then(
-        (session) =>
-          sendPage(res, homePage(settings.basePath, session, pictureOrigin), withPictures(PAGE_CSP, pictureOrigin)),
-        next,
-      )
+      .getSessionRecord(req)
+      .then(async (record) => {
+        if (record && redis && typeof handle === 'string') await authRouter.revokeSession(record.userId, handle)
+        res.redirect(303, '/')
+      })
+      .catch(next)
   })
   app.get('/demo.css', (_req, res) => {
     res.type('css').set('X-Content-Type-Options', 'nosniff').send(DEMO_CSS)

@@ -153,3 +153,13 @@ function defaultName(kind: CookieKind, secure: boolean, hostOnlyRoot: boolean): 
   if (!secure) return base
   return hostOnlyRoot ? `__Host-${base}` : `__Secure-${base}`
 }
+
+/**
+ * The cookie that brings what the user typed into the e-mail field back to the sign-in page after
+ * EmailSignin. Only `{base}/signin` ever sees it (so it cannot be `__Host-`, which needs Path=/: on
+ * https it is `__Secure-`); the address does not travel to the rest of the site, nor into a URL.
+ */
+export function typedAddressCookie(base: { readonly path: string; readonly secure: boolean }): CookieDef {
+  const name = base.secure ? '__Secure-auth.email-typed' : 'auth.email-typed'
+  return { name, attrs: `; Path=${base.path}/signin; HttpOnly; SameSite=Lax${base.secure ? '; Secure' : ''}` }
+}

@@ -54,6 +54,11 @@ export interface SessionRecordView {
   readonly signedInAt: Date
   /** When the session ends unless renewed. */
   readonly expires: Date
+  /**
+   * This session's handle, the one `listSessions(userId)` gives it (database sessions): the current
+   * device in that list. Null for cookie sessions, which cannot be listed.
+   */
+  readonly handle: string | null
 }
 
 export interface SessionCallbackParams {

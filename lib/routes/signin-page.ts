@@ -3,6 +3,7 @@ import { sendRedirect } from '../http/reply'
 import { renderPage } from '../http/page-response'
 import type { Context } from '../context'
 import { formActionOrigins } from '../sign-in/form-action'
+import { takeTypedAddress } from '../sign-in/typed-address'
 import { providerUrls } from '../urls/provider-urls'
 
 /**
@@ -13,6 +14,9 @@ export async function signInPage(ctx: Context): Promise<void> {
   const { config } = ctx.svc
   if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
   const error = ctx.query.get('error') ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
+  const { email: emailRuntime } = ctx.svc
+  const typed = emailRuntime ? takeTypedAddress(ctx, emailRuntime.keys.typed, error === 'EmailSignin') : undefined
+  const email = typed ?? ctx.query.get('email')
   renderPage(
     ctx.res,
     200,
@@ -28,7 +32,7 @@ export async function signInPage(ctx: Context): Promise<void> {
         signinUrl: providerUrls(ctx.base, id).signinUrl,
       })),
       ...(error === undefined ? {} : { error }),
-      ...(ctx.query.get('email') ? { email: ctx.query.get('email')! } : {}),
+      ...(email ? { email } : {}),
     },
     { formAction: await formActionOrigins(ctx, true), messages: ctx.messages() },
   )

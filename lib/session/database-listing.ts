@@ -39,11 +39,14 @@ export interface ListingParts {
   readonly get: (sid: string) => Promise<unknown>
   /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
   readonly end: (userId: string, sids: readonly string[]) => Promise<void>
+  /** The store's id of a cookie's token, null for anything that is not a token of ours. */
+  readonly sidOf: (token: string) => string | null
 }
 
 /** A user's database sessions one by one: `listSessions` and `revokeSession` (./devices.ts). */
-export function databaseListing({ index, devices, get, end }: ListingParts): SessionListing {
+export function databaseListing({ index, devices, get, end, sidOf }: ListingParts): SessionListing {
   return Object.freeze({
+    sidOf,
     async list(userId: string, nowSeconds: number, lifetime: number) {
       const sids = await index.members(userId, nowSeconds)
       const listed = await Promise.all(

@@ -156,7 +156,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       )
     },
 
-    sessions: databaseListing({ index, devices, get, end }),
+    sessions: databaseListing({ index, devices, get, end, sidOf: (token) => (isToken(token) ? digest(token) : null) }),
   })
 }
 

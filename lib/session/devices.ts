@@ -40,6 +40,18 @@ export interface DeviceHelpers {
   revokeSession(userId: string, handle: string): Promise<boolean>
 }
 
+/**
+ * The handle `listSessions` gives the session a cookie's token names: how the app finds the
+ * current device in the list (`getSessionRecord(req).handle`). Null for cookie sessions, which are
+ * never listed.
+ */
+export function handleOfToken(store: SessionStore, ring: KeyRing): (token: string) => string | null {
+  return (token) => {
+    const sid = store.sessions?.sidOf(token) ?? null
+    return sid === null ? null : mac(ring.current, sid)
+  }
+}
+
 export function createDevices(
   store: SessionStore,
   ring: KeyRing,

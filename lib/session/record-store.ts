@@ -46,4 +46,6 @@ export interface SessionListing {
   list(userId: string, nowSeconds: number, maxLifetime: number): Promise<ListedSession[]>
   /** Ends one session of the user, as sign-out does (unlisted, then deleted): whether it was listed. */
   end(userId: string, sid: string): Promise<boolean>
+  /** The id in the store of the session a cookie's token names (null for a token this store never issues). */
+  sidOf(token: string): string | null
 }

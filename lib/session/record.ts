@@ -80,7 +80,7 @@ export function toSessionData(value: unknown): Record<string, unknown> | null {
 }
 
 /** The frozen public view of a record: copies, so that the app cannot change the session it was given. */
-export function toRecordView(record: SessionRecord): SessionRecordView {
+export function toRecordView(record: SessionRecord, handle: string | null): SessionRecordView {
   const data = record.data === undefined ? null : toSessionData(record.data)
   return Object.freeze({
     userId: record.userId,
@@ -89,6 +89,7 @@ export function toRecordView(record: SessionRecord): SessionRecordView {
     provider: record.provider ?? null,
     signedInAt: new Date(record.createdAt * 1000),
     expires: new Date(record.expiresAt * 1000),
+    handle,
   })
 }
 

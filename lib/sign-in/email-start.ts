@@ -13,6 +13,7 @@ import { until } from '../providers/email/timing'
 import { safeCallbackUrl } from '../urls/callback-url'
 import { providerUrls } from '../urls/provider-urls'
 import { askSignIn } from './decide'
+import { keepTypedAddress } from './typed-address'
 
 /**
  * POST /signin/email (CSRF already checked): the address is normalised and checked, the app's
@@ -20,12 +21,16 @@ import { askSignIn } from './decide'
  * (the store keeps a keyed hash of it) is sent, and the browser goes to the "check your e-mail"
  * page. Over a limit, and when the mail server refuses the recipient, the answer is the one a
  * sent mail gets, so nobody learns anything about an address; only the mail system failing
- * answers EmailSignin. A mail that did not go out leaves no valid link behind.
+ * answers EmailSignin (and the sign-in page then shows what was typed). A mail that did not go out
+ * leaves no valid link behind.
  */
 export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Promise<void> {
   const { svc } = ctx
   const { provider } = runtime
-  const failed = () => ctx.redirectToError('EmailSignin')
+  const failed = () => {
+    keepTypedAddress(ctx, runtime.keys.typed, ctx.param('email'))
+    ctx.redirectToError('EmailSignin')
+  }
   const sent = () => ctx.redirect(ctx.serviceUrl('/verify-request', { provider: provider.id, type: 'email' }))
   const identifier = emailIdentifier(ctx.param('email'), provider.normalizeIdentifier)
   if (identifier === null) {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Browser } from '../support/browser'
 import { forms } from '../support/forms'
 import { freePort, startProcess, type Started } from '../support/process'
-import { root, run } from './packed'
+import { root, run, runCapturing } from './packed'
 
 /**
  * Three apps as users write them, each in a folder of its own that installs the packed tarball and
@@ -18,8 +18,10 @@ export interface ConsumerApp {
   name: string
   /** The app's files, by path in its folder (package.json is written for it). */
   files: Record<string, string>
-  /** What `npm install` is given besides the tarball and express@5. */
+  /** What `npm install` is given besides the tarball and Express. */
   devDependencies: string[]
+  /** The Express it installs: `express@5` unless said otherwise. */
+  express?: string
   /** Run in the app's folder after the install (TypeScript: the compiler). */
   build?: (dir: string) => Promise<void>
   /** The file `node` runs. */
@@ -98,6 +100,27 @@ export const typeScriptApp: ConsumerApp = {
       `redis.on('error', (error) => console.error('Redis:', error.message))`,
       `export const options: AuthOptions = { redis }`,
     ].join('\n'),
+    // Type-checked only: what requireAuth() leaves in res.locals, typed through Express's own
+    // \`Locals\` (no annotation on the handler), so a field that is not there does not compile.
+    'src/locals.ts': [
+      `import express from 'express'`,
+      `import type { AuthRouter, SessionUser } from 'express-auth-service'`,
+      `export function privateRoutes(router: AuthRouter): express.Router {`,
+      `  const routes = express.Router()`,
+      `  routes.get('/private', router.requireAuth(), (_req, res) => {`,
+      `    const user: SessionUser | undefined = res.locals.session?.user`,
+      `    const userId: string | undefined = res.locals.sessionRecord?.userId`,
+      `    // @ts-expect-error: the session is absent on a route without requireAuth(), so possibly undefined`,
+      `    void res.locals.session.nope`,
+      `    // @ts-expect-error: the session's user has no such field`,
+      `    void res.locals.session?.user?.nope`,
+      `    // @ts-expect-error: the record has no such field`,
+      `    void res.locals.sessionRecord?.nope`,
+      `    res.json({ user, userId })`,
+      `  })`,
+      `  return routes`,
+      `}`,
+    ].join('\n'),
     'tsconfig.json': JSON.stringify({
       compilerOptions: {
         strict: true,
@@ -123,19 +146,42 @@ export const typeScriptApp: ConsumerApp = {
   entry: 'out/server.js',
 }
 
-/** Writes the app into `dir` and installs it (tarball, express@5, its devDependencies), then builds it. */
-export async function install(app: ConsumerApp, dir: string, tarball: string): Promise<void> {
+/**
+ * The same TypeScript app on Express 4 and its typings (`@types/express@4`): the package's
+ * declarations, and its typing of `res.locals`, hold there too.
+ */
+export const typeScriptExpress4App: ConsumerApp = {
+  ...typeScriptApp,
+  name: 'TypeScript on Express 4',
+  express: 'express@4',
+  devDependencies: ['@types/express@4', 'ioredis@6'],
+}
+
+/**
+ * Writes the app into `dir` and installs it (tarball, Express, its devDependencies), then builds it.
+ * Gives what `npm install` printed on stderr (its warnings: EBADENGINE, deprecations).
+ */
+export async function install(app: ConsumerApp, dir: string, tarball: string): Promise<string> {
   for (const [path, text] of Object.entries(app.files)) {
     mkdirSync(join(dir, path, '..'), { recursive: true })
     writeFileSync(join(dir, path), text)
   }
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: app.type }))
-  await run(
+  const { stderr } = await runCapturing(
     'npm',
-    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'express@5', ...app.devDependencies],
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      tarball,
+      app.express ?? 'express@5',
+      ...app.devDependencies,
+    ],
     { cwd: dir },
   )
   await app.build?.(dir)
+  return stderr
 }
 
 export interface Running {

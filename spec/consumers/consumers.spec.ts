@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { SECRET } from '../support/app'
 import { OTHER_SECRET } from '../support/session-vectors'
-import { commonJsApp, esModuleApp, install, signInByEmail, start, typeScriptApp } from './apps'
+import { commonJsApp, esModuleApp, install, signInByEmail, start, typeScriptApp, typeScriptExpress4App } from './apps'
 import { pack, run, type Packed } from './packed'
 
 /**
  * The package as users get it: `npm pack` of a fresh build (./packed), what the tarball holds, and
- * three apps that install it from the tarball and sign a user in over HTTP (./apps).
+ * four apps that install it from the tarball and sign a user in over HTTP (./apps).
  */
 
 let packed: Packed
@@ -111,8 +111,10 @@ describe('what npm pack ships', () => {
 })
 
 describe('apps that install the tarball', () => {
-  const apps = [commonJsApp, esModuleApp, typeScriptApp]
+  const apps = [commonJsApp, esModuleApp, typeScriptApp, typeScriptExpress4App]
   const dirs = new Map(apps.map((app) => [app, '']))
+  /** What each app's `npm install` printed on stderr. */
+  const warnings = new Map(apps.map((app) => [app, '']))
 
   beforeAll(async () => {
     await Promise.all(
@@ -120,10 +122,21 @@ describe('apps that install the tarball', () => {
         const dir = join(packed.dir, app.name.replace(/\W+/g, '-').toLowerCase())
         mkdirSync(dir)
         dirs.set(app, dir)
-        await install(app, dir, packed.tarball)
+        warnings.set(app, await install(app, dir, packed.tarball))
       }),
     )
-  }, 180_000)
+  }, 240_000)
+
+  // npm warns (EBADENGINE) when a package in the tree asks for a Node the user does not run: the
+  // package says Node 20, so every dependency of it must accept Node 20 too.
+  it.each(apps)('$name: npm install of the tarball prints no engine warning', (app) => {
+    expect(
+      warnings
+        .get(app)!
+        .split('\n')
+        .filter((line) => line.includes('EBADENGINE')),
+    ).toEqual([])
+  })
 
   it.each(apps)('$name: a user signs in by e-mail, and the app sees the session', async (app) => {
     const running = await start(app, dirs.get(app)!)

@@ -28,14 +28,17 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 
 /** Runs a command and gives its standard output; on failure the error says what it printed. */
 export async function run(command: string, args: string[], options: { cwd: string }): Promise<string> {
+  return (await runCapturing(command, args, options)).stdout
+}
+
+/** Runs a command and gives what it printed on each stream (npm's warnings go to stderr). */
+export async function runCapturing(
+  command: string,
+  args: string[],
+  options: { cwd: string },
+): Promise<{ stdout: string; stderr: string }> {
   try {
-    const { stdout } = await exec(command, args, {
-      cwd: options.cwd,
-      env: cleanEnv(),
-      encoding: 'utf8',
-      maxBuffer: 64 << 20,
-    })
-    return stdout
+    return await exec(command, args, { cwd: options.cwd, env: cleanEnv(), encoding: 'utf8', maxBuffer: 64 << 20 })
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string }
     throw new Error(`${command} ${args.join(' ')} failed in ${options.cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, {

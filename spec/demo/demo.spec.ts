@@ -172,6 +172,9 @@ describe('the demo app (npm start)', () => {
       `<img src="${idp}/avatar/alice.svg" alt="" width="64" height="64" referrerpolicy="no-referrer">`,
     )
     expect(homeResponse.headers.get('content-security-policy')).toMatch(new RegExp(`; img-src https: ${literal(idp)}$`))
+    // Cookie sessions are in no list: the page says so, and offers to end them all at once.
+    expect(home).toContain('Sessions are kept in encrypted cookies, which the server cannot list')
+    expect(forms(home).flatMap((form) => form.buttons)).toEqual(['Sign out everywhere but here', 'Sign out everywhere'])
     const avatar = await fetch(`${idp}/avatar/alice.svg`)
     expect([avatar.status, avatar.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^image\/svg/)])
     expect((await browser.jar.fetch(`${origin}/private`)).status).toBe(200)
@@ -478,6 +481,53 @@ describe('the demo app keeping its state in Redis (REDIS_URL)', () => {
     expect(await (await browser.jar.fetch(`${origin}/`)).text()).toMatch(/Signed in as <strong>Alice Example<\/strong>/)
     await browser.signOut()
     expect(await client.keys('auth:sess:*')).toEqual([])
+  })
+
+  it('lists a user signed in twice as two devices, this one marked, and "Sign out this one" ends the other', async () => {
+    const base = `${origin}/api/auth`
+    const laptop = new Browser({ origin, base })
+    const phone = new Browser({ origin, base })
+    await laptop.signIn('oidc')
+    await phone.signIn('oidc')
+    const home = await (await laptop.jar.fetch(`${origin}/`)).text()
+    const devices = [...home.matchAll(/<li class="device( current)?">(.*?)<\/li>/g)]
+    expect(devices).toHaveLength(2)
+    const current = devices.filter(([, marked]) => marked !== undefined)
+    expect(current).toHaveLength(1)
+    expect(current[0]![2]).toContain('(this device)')
+    for (const [, , item] of devices) expect(item).toMatch(/signed in with oidc at .* · last seen /)
+
+    const pageForms = forms(home)
+    const signOutThisOne = pageForms.filter((form) => form.buttons.includes('Sign out this one'))
+    expect(signOutThisOne).toHaveLength(1)
+    expect(signOutThisOne[0]).toMatchObject({ method: 'post', action: '/devices/sign-out' })
+    expect(
+      pageForms.filter((form) => form.action === `/api/auth/signout`).map((form) => [form.buttons, form.hidden]),
+    ).toEqual([
+      [['Sign out everywhere but here'], { csrfToken: expect.any(String), callbackUrl: '/', others: 'true' }],
+      [['Sign out everywhere'], { csrfToken: expect.any(String), callbackUrl: '/', everywhere: 'true' }],
+    ])
+    const { fields } = signOutThisOne[0]!
+    expect(fields.csrfToken).toBe(await laptop.csrfToken())
+
+    // Without the CSRF token, nothing is signed out.
+    const forged = await laptop.jar.fetch(`${origin}/devices/sign-out`, {
+      method: 'POST',
+      body: new URLSearchParams({ handle: fields.handle! }),
+    })
+    expect(forged.status).toBe(403)
+    expect(await phone.session()).toHaveProperty('user')
+
+    const done = await laptop.jar.fetch(`${origin}/devices/sign-out`, {
+      method: 'POST',
+      body: new URLSearchParams(fields),
+    })
+    expect([done.status, done.headers.get('location')]).toEqual([303, '/'])
+    expect(await phone.session()).toEqual({})
+    expect(await laptop.session()).toHaveProperty('user')
+    const after = await (await laptop.jar.fetch(`${origin}/`)).text()
+    expect([...after.matchAll(/<li class="device/g)]).toHaveLength(1)
+    await laptop.signOut()
   })
 })
 

@@ -131,6 +131,14 @@ function tokenOf(browser: Browser): string {
   return cookie.value
 }
 
+/** getSessionRecord(req) for a request of this browser to the app. */
+function recordOf(service: EmailService, browser: Browser) {
+  const req = {
+    headers: { cookie: browser.jar.header(`${service.base}/session`)!, host: new URL(service.origin).host },
+  }
+  return service.router.getSessionRecord(Object.assign(req, { protocol: 'http' }) as never)
+}
+
 const LAPTOP = 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0'
 const PHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0) Safari/604.1'
 /** The phone's User-Agent as kept: without its tab, and cut at 256 characters. */
@@ -162,6 +170,13 @@ describe.each(CONFIGURATIONS)('devices with database sessions in %s', (_name, co
       expect(listed.expiresAt).toBeGreaterThan(listed.renewedAt)
     }
     expect(await service.router.listSessions('email:nobody@example.com')).toEqual([])
+  })
+
+  it("getSessionRecord(req).handle names this browser's session in listSessions, and no other", async () => {
+    const { service, laptop, phone, userId } = await twoBrowsers()
+    const [phoneListed, laptopListed] = await service.router.listSessions(userId)
+    expect((await recordOf(service, laptop))?.handle).toBe(laptopListed!.handle)
+    expect((await recordOf(service, phone))?.handle).toBe(phoneListed!.handle)
   })
 
   it('never gives a handle that is the cookie, its hash, or anything that opens a session', async () => {
@@ -287,6 +302,12 @@ describe('devices with cookie sessions', () => {
     await expect(service.router.revokeSession('email:a@example.com', 'x'.repeat(43))).rejects.toThrow(
       /session\.strategy 'database'/,
     )
+  })
+
+  it('getSessionRecord(req) has a null handle: a cookie session is in no list', async () => {
+    const service = await startService({})
+    const laptop = await signIn(service, newAddress(), LAPTOP, '203.0.113.7')
+    expect(await recordOf(service, laptop)).toMatchObject({ provider: 'email', handle: null })
   })
 
   it('others=true revokes every session of the user and re-issues the current one', async () => {

@@ -13,8 +13,11 @@ import type { EmailProvider, Provider } from '../types'
 export interface EmailRuntime {
   readonly provider: EmailProvider
   readonly store: VerificationStore
-  /** `token`: the store key is HMAC(token, address); `address`: the address hash in logs and limits. */
-  readonly keys: { readonly token: KeyRing; readonly address: KeyRing }
+  /**
+   * `token`: the store key is HMAC(token, address); `address`: the address hash in logs and limits;
+   * `typed`: seals what the user typed, kept for the sign-in page after EmailSignin.
+   */
+  readonly keys: { readonly token: KeyRing; readonly address: KeyRing; readonly typed: KeyRing }
   readonly limits: {
     readonly addressPerMinute: Limiter
     readonly addressPerHour: Limiter
@@ -49,7 +52,11 @@ export function createEmailRuntime(
   return Object.freeze({
     provider,
     store: provider.store ?? (redis ? redisVerificationStore(redis) : memoryVerificationStore()),
-    keys: Object.freeze({ token: keyRing(secrets, 'email-token'), address: keyRing(secrets, 'email-address') }),
+    keys: Object.freeze({
+      token: keyRing(secrets, 'email-token'),
+      address: keyRing(secrets, 'email-address'),
+      typed: keyRing(secrets, 'email-typed'),
+    }),
     limits: Object.freeze({
       addressPerMinute: state.limiter('email-address-minute', rateLimits.addressPerMinute, 60),
       addressPerHour: state.limiter('email-address-hour', rateLimits.addressPerHour, 3600),
