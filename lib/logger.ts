@@ -26,6 +26,8 @@ export type LogEvent =
   | 'store.recovered'
   | 'signout.everywhere'
   | 'signout.others'
+  | 'backchannel_logout'
+  | 'backchannel_logout.refused'
 
 export interface LogEntry {
   level: LogLevel

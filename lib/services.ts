@@ -6,6 +6,7 @@ import type { Languages } from './pages/languages'
 import type { EmailRuntime } from './providers/email/runtime'
 import type { OAuthRegistry } from './providers/oauth/registry'
 import type { SessionManager } from './session/manager'
+import type { LogoutIndex } from './store/logout-index'
 import type { Limiter } from './store/types'
 import type { FlowKeys } from './sign-in/flow'
 
@@ -29,4 +30,6 @@ export interface Services {
   readonly languages: Languages
   /** Counts sign-in requests (`POST /signin/*`, `/callback/*`) per client IP. */
   readonly requestLimiter: Limiter
+  /** Back-channel logout: who each provider session signed in, and the logout tokens already used. */
+  readonly logoutIndex: LogoutIndex
 }

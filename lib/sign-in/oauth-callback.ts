@@ -2,6 +2,7 @@ import type { Context } from '../context'
 import { finishAuthorization } from '../providers/oauth/authorize'
 import type { OAuthRuntime } from '../providers/oauth/registry'
 import { providerUrls } from '../urls/provider-urls'
+import { rememberProviderSession } from './backchannel'
 import { completeSignIn } from './complete'
 import { checkFlow } from './flow'
 
@@ -46,5 +47,8 @@ export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pr
     profile,
     callbackUrl: flow.callbackUrl,
     ...(flow.id ? { flowId: flow.id } : {}),
+    ...(runtime.provider.protocol === 'oidc'
+      ? { beforeSession: (userId: string) => rememberProviderSession(svc, id, account.id_token, userId) }
+      : {}),
   })
 }

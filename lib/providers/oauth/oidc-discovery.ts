@@ -95,12 +95,16 @@ function checkEndpoint(value: unknown, field: string, secure: boolean): void {
     throw new Error(`discovery's ${field} is plain http, but the issuer is https: ${describe(value)}`)
 }
 
+export const JWKS_REFRESH_INTERVAL_MS = 30_000
+
 /** The issuer's signing keys: fetched once, and again (once) when a token names a key we do not have. */
 export type JwksCache = ReturnType<typeof jwksCache>
 
 export function jwksCache(uri: string, timeoutMs: number) {
   let keys: Promise<Jwk[]> | null = null
+  let loadedAt = -Infinity
   const load = () => {
+    loadedAt = Date.now()
     const loading = getJson(uri, timeoutMs).then((doc) =>
       Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : [],
     )
@@ -114,6 +118,12 @@ export function jwksCache(uri: string, timeoutMs: number) {
   return {
     current: () => keys ?? load(),
     refresh: load,
+    /**
+     * `refresh`, at most once per JWKS_REFRESH_INTERVAL_MS: for a route anyone can post tokens to
+     * (back-channel logout), so that made-up key ids cannot make the service fetch the keys again
+     * and again.
+     */
+    refreshSeldom: () => (keys !== null && Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS ? keys : load()),
   }
 }
 

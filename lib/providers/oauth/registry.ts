@@ -33,9 +33,10 @@ export interface OAuthRuntime {
   /**
    * For a page that names the authorization origin: OIDC discovery awaited, unless it failed within
    * the last DISCOVERY_BACKOFF_MS (then at once, with the issuer's origin), so that page views
-   * cannot make the service ask a failing issuer again and again. Sign-in attempts use `ready()`.
+   * cannot make the service ask a failing issuer again and again (null then), and for back-channel
+   * logout, which anyone can post to. Sign-in attempts use `ready()`.
    */
-  awaitDiscovery(): Promise<void>
+  awaitDiscovery(): Promise<Ready | null>
 }
 
 export const DISCOVERY_BACKOFF_MS = 30_000
@@ -84,7 +85,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
       provider,
       ready: async () => ready,
       authorizationOrigin: () => origin,
-      awaitDiscovery: async () => undefined,
+      awaitDiscovery: async () => ready,
     }
   }
   // Discovery happens on the first sign-in (or sign-in page), once; a failure is retried on a later attempt.
@@ -112,10 +113,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
     )
     return pending
   }
-  const awaitDiscovery = async () => {
-    if (Date.now() - failedAt < DISCOVERY_BACKOFF_MS) return
-    await ready()
-  }
+  const awaitDiscovery = async () => (Date.now() - failedAt < DISCOVERY_BACKOFF_MS ? null : ready())
   return { provider, ready, authorizationOrigin: () => origin, awaitDiscovery }
 }
 
