@@ -23,10 +23,17 @@ export const ROUTES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ...['callback/oidc', 'callback/plain', 'callback/offline', 'callback/email'].map(
     (r) => [r, ['GET', 'POST']] as const,
   ),
+  // A provider's server posts its logout token here; a GET is answered with the same 400.
+  ...['backchannel-logout/oidc', 'backchannel-logout/plain', 'backchannel-logout/offline'].map(
+    (r) => [r, ['GET', 'POST']] as const,
+  ),
 ]
 /** Near misses: unknown providers (one named like a prototype member), extra or missing segments. */
 const NEAR_MISSES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ...['signin/nope', 'signin/constructor', 'callback/nope', 'callback/__proto__'].map((r) => [r, ['POST']] as const),
+  ...['backchannel-logout/email', 'backchannel-logout/__proto__', 'backchannel-logout'].map(
+    (r) => [r, ['POST']] as const,
+  ),
   ...['', 'signin/oidc/x', 'callback', 'assets', 'assets/../csrf'].map((r) => [r, ['GET']] as const),
 ]
 const route = fc.oneof(
