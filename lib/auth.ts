@@ -70,6 +70,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
     logoutIndex: redis ? redisLogoutIndex(redis) : memoryLogoutIndex(),
+    logoutKeys: keyRing(config.secrets, 'logout-hint'),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),
       state: keyRing(config.secrets, 'oauth-state'),

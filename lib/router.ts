@@ -22,6 +22,7 @@ import { updateSession } from './routes/session-update'
 import { signInPage } from './routes/signin-page'
 import { signInWithProvider } from './routes/signin-provider'
 import { signOut } from './routes/signout'
+import { signOutCallback } from './routes/signout-callback'
 import { signOutPage } from './routes/signout-page'
 import { stylesheet } from './routes/stylesheet'
 import { verifyRequest } from './routes/verify-request'
@@ -59,6 +60,8 @@ const ROUTES: ReadonlyMap<string, Route> = new Map(
     // The e-mail link's POST checks its own token, because its answer to a bad one is the link itself.
     'callback/:provider': { GET: providerCallback, POST: providerCallback, csrf: EXEMPT, limited: true },
     signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
+    // The provider sends the browser back after its own sign-out (`logout: 'provider'`): `state` binds it.
+    'signout-callback/:provider': { GET: signOutCallback },
     'verify-request': { GET: verifyRequest },
     error: { GET: errorPage },
     'assets/style.css': { GET: stylesheet },

@@ -1,6 +1,7 @@
 import type { ResolvedConfig } from './config'
 import type { BaseUrl } from './urls/base-url'
 import type { Csrf } from './csrf'
+import type { KeyRing } from './crypto/keys'
 import type { Log, UserForLog } from './logger'
 import type { Languages } from './pages/languages'
 import type { EmailRuntime } from './providers/email/runtime'
@@ -32,4 +33,6 @@ export interface Services {
   readonly requestLimiter: Limiter
   /** Back-channel logout: who each provider session signed in, and the logout tokens already used. */
   readonly logoutIndex: LogoutIndex
+  /** Seals the logout cookie (the provider and the ID token, or its handle in Redis, for id_token_hint). */
+  readonly logoutKeys: KeyRing
 }

@@ -15,6 +15,10 @@ export interface LogoutIndex {
   take(name: string): Promise<string[]>
   /** True the first time `jti` is seen within `ttlSeconds`; false for a replay. */
   firstUse(jti: string, ttlSeconds: number): Promise<boolean>
+  /** RP-initiated logout: keeps a sign-in's ID token under a random handle (the browser's cookie holds the handle). */
+  keepHint(handle: string, idToken: string, ttlSeconds: number): Promise<void>
+  /** The ID token kept under `handle`, once (it is forgotten), or null. */
+  takeHint(handle: string): Promise<string | null>
 }
 
 /** A provider's session or subject names very few of our users (usually one): more are not kept. */
@@ -24,8 +28,17 @@ export const MAX_USERS_PER_NAME = 20
 export function memoryLogoutIndex(bound = 100_000): LogoutIndex {
   const names = boundedCache<string, { users: Set<string>; until: number }>(bound)
   const jtis = boundedCache<string, number>(bound)
+  const hints = boundedCache<string, string>(bound)
   const now = () => Date.now()
   return Object.freeze({
+    async keepHint(handle: string, idToken: string, ttlSeconds: number) {
+      hints.set(handle, idToken, { ttl: ttlSeconds * 1000 })
+    },
+    async takeHint(handle: string) {
+      const hint = hints.get(handle) ?? null
+      hints.delete(handle)
+      return hint
+    },
     async remember(name: string, userId: string, ttlSeconds: number) {
       const until = now() + ttlSeconds * 1000
       const entry = names.get(name)
@@ -59,7 +72,14 @@ return users`
 /** In Redis, shared by every instance: a replayed jti is refused whichever instance saw it first. */
 export function redisLogoutIndex(redis: RedisRunner): LogoutIndex {
   const nameKey = (name: string) => redis.key('bcl', 'name', digest(name))
+  const hintKey = (handle: string) => redis.key('bcl', 'hint', digest(handle))
   return Object.freeze({
+    async keepHint(handle: string, idToken: string, ttlSeconds: number) {
+      await redis.run((client) => client.set(hintKey(handle), idToken, 'EX', ttlSeconds))
+    },
+    async takeHint(handle: string) {
+      return redis.run((client) => client.getdel(hintKey(handle)))
+    },
     async remember(name: string, userId: string, ttlSeconds: number) {
       await redis.run((client) => client.eval(REMEMBER, 1, nameKey(name), userId, ttlSeconds, MAX_USERS_PER_NAME))
     },

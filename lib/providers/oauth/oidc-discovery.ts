@@ -12,6 +12,8 @@ export interface OidcMetadata {
   readonly userinfo_endpoint?: string
   readonly jwks_uri: string
   readonly authorization_response_iss_parameter_supported?: boolean
+  /** OpenID Connect RP-Initiated Logout: where a `logout: 'provider'` sign-out sends the browser. */
+  readonly end_session_endpoint?: string
 }
 
 /** Discovery documents and key sets are small; a larger answer is refused. */
@@ -79,6 +81,10 @@ export async function discover(provider: OidcProvider, timeoutMs: number): Promi
     checkEndpoint(doc[field], field, secure)
   }
   if (doc.userinfo_endpoint !== undefined) checkEndpoint(doc.userinfo_endpoint, 'userinfo_endpoint', secure)
+  // Only sign-out uses it: one that is no usable URL is left out (sign-out then stays local), and sign-in goes on.
+  const endSession = parseHttpUrl(doc.end_session_endpoint)
+  if (doc.end_session_endpoint !== undefined && (!endSession || (secure && endSession.protocol !== 'https:')))
+    return Object.freeze({ ...doc, end_session_endpoint: undefined } as unknown as OidcMetadata)
   return Object.freeze(doc as unknown as OidcMetadata)
 }
 

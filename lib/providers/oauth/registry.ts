@@ -62,6 +62,7 @@ export function createOAuthRegistry(providers: readonly Provider[], log: Log, ti
     }
     runtimes.set(provider.id, setUp(passport, provider, log, timeoutMs))
   }
+  logoutNotice(providers, log)
   return Object.freeze({ passport, get: (id: string) => runtimes.get(id) })
 }
 
@@ -98,6 +99,12 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
       (metadata) => {
         passport.use(provider.id, prepare(userinfoStrategy(provider, discoveredEndpoints(metadata)), timeoutMs))
         origin = originOf(metadata.authorization_endpoint) ?? origin
+        if (provider.logout === 'provider' && !provider.endSessionUrl && !metadata.end_session_endpoint)
+          log(
+            'warn',
+            'config.warning',
+            `provider ${provider.id}: \`logout: 'provider'\` but its discovery names no end_session_endpoint: sign-out ends this app's session only; set \`endSessionUrl\` if the provider has one`,
+          )
         return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs) } }
       },
       (error: unknown) => {
@@ -214,4 +221,20 @@ function verify(
   done: (error: null, user: object) => void,
 ): void {
   done(null, { accessToken, refreshToken, params, profile })
+}
+
+/**
+ * When some provider signs out at the provider too (`logout: 'provider'`), which ones cannot: their
+ * users stay signed in there after signing out here (docs/logout.md).
+ */
+function logoutNotice(providers: readonly Provider[], log: Log): void {
+  const oauth = providers.filter((provider): provider is OAuthProvider => provider.type === 'oauth')
+  if (!oauth.some((provider) => provider.protocol === 'oidc' && provider.logout === 'provider')) return
+  const local = oauth.filter((provider) => provider.protocol !== 'oidc' || provider.logout !== 'provider')
+  if (local.length === 0) return
+  log(
+    'info',
+    'config.warning',
+    `sign-out ends the provider's session too for \`logout: 'provider'\` providers only; for ${local.map((provider) => provider.id).join(', ')} it ends this app's session, and the provider's stays`,
+  )
 }
