@@ -18,6 +18,7 @@ export const method = fc.oneof(
 /** Paths under the base path, each with the methods it serves (others get 405). */
 export const ROUTES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ...['csrf', 'providers', 'signin', 'verify-request', 'error', 'assets/style.css'].map((r) => [r, ['GET']] as const),
+  ...['signout-callback/oidc', 'signout-callback/nope'].map((r) => [r, ['GET']] as const),
   ...['session', 'signout'].map((r) => [r, ['GET', 'POST']] as const),
   ...['_log', 'signin/oidc', 'signin/plain', 'signin/offline', 'signin/email'].map((r) => [r, ['POST']] as const),
   ...['callback/oidc', 'callback/plain', 'callback/offline', 'callback/email'].map(
