@@ -3,6 +3,7 @@ import { oidc } from '../../lib'
 import { serve, type Served } from '../support/app'
 import { Browser } from '../support/browser'
 import { startHostileIssuer, type HostileIssuer } from '../support/hostile-issuer'
+import { sharedRedis, type SharedRedis } from '../support/redis'
 
 /**
  * POST /backchannel-logout/:provider refuses every logout token that §2.6 of OpenID Connect
@@ -192,4 +193,46 @@ it('the same token, right, ends the session, with 200, and a new sign-in works',
 
   const again = await signedInBrowser()
   expect((await again.session()).user).toMatchObject({ email: 'alice@example.com' })
+})
+
+describe('with Redis, on two instances', () => {
+  let redis: SharedRedis
+  let prefix: string
+  let one: Served
+  let two: Served
+
+  beforeAll(async () => {
+    redis = await sharedRedis()
+    prefix = redis.prefix('logout-replay')
+    const options = () => ({
+      providers: [
+        oidc({ id: 'hostile', issuer: issuer.issuer, clientId: issuer.clientId, clientSecret: issuer.clientSecret }),
+      ],
+      redis: redis.client(),
+      redisKeyPrefix: prefix,
+    })
+    one = await serve(options())
+    two = await serve(options())
+  })
+
+  afterAll(async () => {
+    await one.close()
+    await two.close()
+    await redis.deleteKeys(prefix)
+    await redis.close()
+  })
+
+  it('refuses a token replayed to the other instance, and nothing more ends', async () => {
+    const browser = new Browser(two)
+    await browser.signIn('hostile')
+    const token = await validToken({ sid: 'somebody-else' })
+    const at = (served: Served) =>
+      fetch(`${served.base}/backchannel-logout/hostile`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ logout_token: token }),
+      })
+    expect((await at(one)).status).toBe(200)
+    await expectRefused(await at(two), browser)
+  })
 })
