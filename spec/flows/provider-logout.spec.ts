@@ -110,6 +110,11 @@ describe.each([
     expect(endSession.searchParams.get('state')).toBeTruthy()
     // Ours ended first, before the browser reached the provider.
     expect(await browser.session()).toEqual({})
+    // The ID token goes to the provider, never to a log entry.
+    expect(JSON.stringify(app.logs)).not.toContain(endSession.searchParams.get('id_token_hint')!.split('.')[2])
+    expect(app.logs.filter((entry) => entry.event === 'signout.provider')).toEqual([
+      expect.objectContaining({ provider: 'oidc', idTokenHint: true }),
+    ])
 
     const back = await confirmAtIdp(browser, endSession)
     expect(`${back.origin}${back.pathname}`).toBe(`${app.base}/signout-callback/oidc`)
