@@ -32,6 +32,9 @@ export async function keepLogoutHint(ctx: Context, providerId: string, idToken: 
   const { svc } = ctx
   const { def, name } = logoutCookie(ctx)
   const maxLifetime = svc.config.session.maxLifetime
+  // A sign-in before this one in the same browser: its ID token is of no more use.
+  const previous = open(svc.logoutKeys, ctx.cookies[name])
+  if (typeof previous?.h === 'string') await svc.logoutIndex.takeHint(previous.h)
   let sealed: string
   if (typeof idToken !== 'string') sealed = seal(svc.logoutKeys.current, { p: providerId })
   else if (svc.config.redis) {
