@@ -20,6 +20,7 @@ import { REPLY_CACHE_LIMITS } from './session/reply-cache'
 import type { SessionStore } from './session/record-store'
 import { guarded } from './store/guarded'
 import { storeHealth } from './store/health'
+import { memoryLogoutIndex, redisLogoutIndex } from './store/logout-index'
 import { memoryState } from './store/memory'
 import { redisRunner, type RedisRunner } from './store/redis'
 import { redisSessionStore } from './store/connect-redis'
@@ -68,6 +69,8 @@ export function auth(options?: AuthOptions): AuthRouter {
     clientLogLimiter: state.limiter('client-log', CLIENT_LOG_ENTRIES_PER_MINUTE, 60),
     languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
+    logoutIndex: redis ? redisLogoutIndex(redis) : memoryLogoutIndex(),
+    logoutKeys: keyRing(config.secrets, 'logout-hint'),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),
       state: keyRing(config.secrets, 'oauth-state'),

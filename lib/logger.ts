@@ -26,6 +26,9 @@ export type LogEvent =
   | 'store.recovered'
   | 'signout.everywhere'
   | 'signout.others'
+  | 'signout.provider'
+  | 'backchannel_logout'
+  | 'backchannel_logout.refused'
 
 export interface LogEntry {
   level: LogLevel

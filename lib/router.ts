@@ -8,6 +8,7 @@ import { errorAnswer, sendError } from './http/error-response'
 import { relativePath, suffixMount } from './http/mount'
 import { Context, type Handler } from './context'
 import type { Services } from './services'
+import { backchannelLogout } from './routes/backchannel-logout'
 import { providerCallback } from './routes/callback'
 import { clientLog } from './routes/client-log'
 import { csrfTokenJson } from './routes/csrf'
@@ -21,6 +22,7 @@ import { updateSession } from './routes/session-update'
 import { signInPage } from './routes/signin-page'
 import { signInWithProvider } from './routes/signin-provider'
 import { signOut } from './routes/signout'
+import { signOutCallback } from './routes/signout-callback'
 import { signOutPage } from './routes/signout-page'
 import { stylesheet } from './routes/stylesheet'
 import { verifyRequest } from './routes/verify-request'
@@ -37,6 +39,8 @@ interface Route {
   readonly bodyLimit?: number
   /** Counted against `requestRateLimit` per client IP: the routes that send mail or call providers. */
   readonly limited?: true
+  /** The handler reads the body itself (back-channel logout answers every bad body with its own 400). */
+  readonly ownBody?: true
 }
 
 const EXEMPT = 'exempt'
@@ -56,12 +60,19 @@ const ROUTES: ReadonlyMap<string, Route> = new Map(
     // The e-mail link's POST checks its own token, because its answer to a bad one is the link itself.
     'callback/:provider': { GET: providerCallback, POST: providerCallback, csrf: EXEMPT, limited: true },
     signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
+    // The provider sends the browser back after its own sign-out (`logout: 'provider'`): `state` binds it.
+    'signout-callback/:provider': { GET: signOutCallback },
     'verify-request': { GET: verifyRequest },
     error: { GET: errorPage },
     'assets/style.css': { GET: stylesheet },
     // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
     // An entry is a level, a code and a short message: a few hundred bytes.
     _log: { POST: clientLog, csrf: EXEMPT, bodyLimit: 4096 },
+    // An identity provider's server posts a signed logout token: no browser, so no cookie and no
+    // CSRF token; the token's signature, issuer, audience and unused jti authorize it
+    // (docs/security.md). Not counted: a provider may end many sessions at once, and a made-up
+    // token costs no call to the provider (keys are fetched again at most every 30 s).
+    'backchannel-logout/:provider': { GET: backchannelLogout, POST: backchannelLogout, csrf: EXEMPT, ownBody: true },
   } satisfies Record<string, Route>),
 )
 
@@ -111,7 +122,7 @@ async function dispatch(
   }
   const { base, cookieSet } = serviceFor(svc.config, req)
   const limit = Math.min(route.bodyLimit ?? Infinity, svc.config.bodyLimit)
-  const body = method === 'POST' ? await readBody(req, limit, svc.config.bodyTimeout) : {}
+  const body = method === 'POST' && !route.ownBody ? await readBody(req, limit, svc.config.bodyTimeout) : {}
   const provider = key.endsWith('/:provider') ? decodeSegment(segments[1]!) : undefined
   const json = body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1'
   const ctx = new Context(req, res, svc, base, cookieSet, readCookies(req), provider, body, json)
@@ -187,12 +198,15 @@ function setupChecks(svc: Services, basePath: string): (req: Request) => void {
 }
 
 /**
- * Every POST passes the origin check (lib/csrf/origin.ts) but an OAuth provider's callback: a
- * provider may post its answer (`response_mode=form_post`), and `state` with the flow cookie binds it.
+ * Every POST passes the origin check (lib/csrf/origin.ts) but an OAuth provider's callback (a
+ * provider may post its answer, `response_mode=form_post`, and `state` with the flow cookie binds
+ * it) and back-channel logout (the provider's server posts it, its signed token authorizes it).
  */
 function refusedAsCrossSite(ctx: Context, key: string): boolean {
   const { svc } = ctx
   if (key === 'callback/:provider' && ctx.providerId !== svc.email?.provider.id) return false
+  // A provider's server, not a browser: it may send any Origin, and the logout token authorizes it.
+  if (key === 'backchannel-logout/:provider') return false
   return crossSiteRefused(ctx.req.headers, ctx.base.origin, svc.config.trustedOrigins)
 }
 

@@ -1,11 +1,13 @@
 import type { ResolvedConfig } from './config'
 import type { BaseUrl } from './urls/base-url'
 import type { Csrf } from './csrf'
+import type { KeyRing } from './crypto/keys'
 import type { Log, UserForLog } from './logger'
 import type { Languages } from './pages/languages'
 import type { EmailRuntime } from './providers/email/runtime'
 import type { OAuthRegistry } from './providers/oauth/registry'
 import type { SessionManager } from './session/manager'
+import type { LogoutIndex } from './store/logout-index'
 import type { Limiter } from './store/types'
 import type { FlowKeys } from './sign-in/flow'
 
@@ -29,4 +31,8 @@ export interface Services {
   readonly languages: Languages
   /** Counts sign-in requests (`POST /signin/*`, `/callback/*`) per client IP. */
   readonly requestLimiter: Limiter
+  /** Back-channel logout: who each provider session signed in, and the logout tokens already used. */
+  readonly logoutIndex: LogoutIndex
+  /** Seals the logout cookie (the provider and the ID token, or its handle in Redis, for id_token_hint). */
+  readonly logoutKeys: KeyRing
 }

@@ -34,6 +34,8 @@ export function startEmbeddedIdp(port: number, callbackUrl: string): Promise<Emb
         client_id: CLIENT_ID,
         client_secret: CLIENT_SECRET,
         redirect_uris: [callbackUrl],
+        // Where the provider sends the browser back after the demo signs out there (`logout: 'provider'`).
+        post_logout_redirect_uris: [callbackUrl.replace(/\/callback\/oidc$/, '/signout-callback/oidc')],
         token_endpoint_auth_method: 'client_secret_post',
       },
     ],

@@ -57,6 +57,9 @@ async function main() {
         issuer: issuer.issuer,
         clientId: issuer.clientId,
         clientSecret: issuer.clientSecret,
+        // The embedded provider knows the demo's sign-out return URL: signing out ends its session
+        // too, so that "Sign in with Demo" asks for the password again.
+        logout: settings.oidc ? 'local' : 'provider',
       }),
       // The built-in sign-in page shows the e-mail form under the OAuth button by itself.
       settings.smtpUrl

@@ -7,7 +7,9 @@
 // client_secret, redirect_uris, optional token_endpoint_auth_method, …), users
 // ([{ accountId, password?, name, email, picture? }], a user without a password accepts any),
 // and optionally issuer (used verbatim instead of http://127.0.0.1:<port>), requirePkce (default
-// true), conformIdTokenClaims (default false) and exitWhenStdinCloses (default false).
+// true), conformIdTokenClaims (default false), exitWhenStdinCloses (default false) and
+// backchannelLogout (default false: on, the backchannelLogout feature is enabled, for clients that
+// register a backchannel_logout_uri, and its logout calls may go to loopback addresses).
 //
 // When it listens it prints exactly one line to stdout, `IDP_READY <issuer>`, and runs until
 // SIGTERM/SIGINT. Everything else (oidc-provider notices, errors) goes to stderr.
@@ -120,7 +122,19 @@ async function providerConfiguration(issuer) {
     features: {
       devInteractions: { enabled: false }, // we serve our own pages, below
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      backchannelLogout: { enabled: config.backchannelLogout === true },
     },
+    // oidc-provider refuses to call special-use addresses (loopback, private networks) from its
+    // server, a guard against SSRF through client metadata. This IdP's clients are static and run on
+    // 127.0.0.1 beside it, so with backchannelLogout on its logout calls go out without that guard.
+    ...(config.backchannelLogout === true
+      ? {
+          fetch: (url, options) => {
+            delete options.dispatcher
+            return globalThis.fetch(url, options)
+          },
+        }
+      : {}),
     // Explicit lifetimes (the defaults are fine but oidc-provider nags about each one).
     ttl: { AccessToken: 3600, AuthorizationCode: 60, IdToken: 3600, Interaction: 3600, Session: 86400, Grant: 86400 },
     clientBasedCORS: () => false,

@@ -102,6 +102,11 @@ export interface Events {
   signIn?: (message: { record: Readonly<SessionRecord> }) => void | Promise<void>
   signOut?: (message: { record: Readonly<SessionRecord> | null }) => void | Promise<void>
   session?: (message: { session: Session; record: Readonly<SessionRecord> }) => void | Promise<void>
+  /**
+   * An OpenID Connect provider's back-channel logout ended every session of these users (the
+   * users its session, or its subject, signed in; none when it had signed in nobody we know).
+   */
+  backchannelLogout?: (message: { provider: string; userIds: readonly string[] }) => void | Promise<void>
 }
 
 export interface Pages {

@@ -73,6 +73,10 @@ export interface OidcProvider extends OAuthBase {
   readonly clientId: string
   readonly clientSecret: string
   readonly scope: string
+  /** `'provider'`: sign-out goes on to the provider's end-session endpoint (RP-Initiated Logout). */
+  readonly logout: 'local' | 'provider'
+  /** Configured, for a provider whose discovery names no end_session_endpoint. */
+  readonly endSessionUrl?: string
 }
 
 export type OAuthProvider = StrategyProvider | OAuth2Provider | OidcProvider

@@ -1,11 +1,14 @@
 import type { Context } from '../context'
 import { AuthError, undefinedIfUnavailable } from '../errors'
+import { providerLogoutUrl } from '../sign-in/provider-logout'
 
 /**
  * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its
  * cookie, then redirects to the validated callbackUrl. With `everywhere=true` in the body, every
  * session of the signed-in user ends too. With `others=true`, every session of the user ends but
- * this one, which stays signed in (manager.revokeOthers). No GET ever signs out.
+ * this one, which stays signed in (manager.revokeOthers). No GET ever signs out. A session signed in
+ * with an oidc() provider with `logout: 'provider'` ends here first, then the browser is sent to the
+ * provider's end-session endpoint (lib/sign-in/provider-logout.ts) instead of the callbackUrl.
  *
  * When the store does not answer, the cookie is cleared all the same (this browser is signed out)
  * and the answer is a 503: the session may live on in the store until it expires. Only a sign-out
@@ -37,6 +40,9 @@ export async function signOut(ctx: Context): Promise<void> {
     }
     svc.log('info', 'signout', 'signed out', svc.userForLog(record?.userId))
     await ctx.emit('signOut', svc.config.events.signOut, { record: record ?? null })
+    // Ours has ended; with `logout: 'provider'` the browser goes on to sign out at the provider too.
+    const target = await ctx.callbackTarget()
+    return ctx.redirect((await providerLogoutUrl(ctx, record ?? null, target)) ?? target)
   }
   ctx.redirect(await ctx.callbackTarget())
 }

@@ -10,6 +10,8 @@ export interface SignInInput extends SignInQuestion {
   callbackUrl: string
   /** The OAuth flow that ends here (its cookie is already cleared). */
   flowId?: string
+  /** Runs once the user id is decided, before the session is made (back-channel logout remembers it). */
+  beforeSession?: (userId: string) => Promise<void>
 }
 
 /**
@@ -25,8 +27,10 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   if (decision.kind === 'redirect')
     return sendRedirect(ctx.res, safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 
+  const userId = decision.userId ?? `${account.provider}:${user.id}`
+  await input.beforeSession?.(userId)
   const record = await svc.sessions.create(ctx.sessionCookie(), {
-    userId: decision.userId ?? `${account.provider}:${user.id}`,
+    userId,
     user: { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null },
     ...(decision.data ? { data: decision.data } : {}),
     provider: account.provider,

@@ -53,6 +53,10 @@ describe("the demo's client page in Chromium: React and next-auth/react against 
     await expectText(user, 'Signed in as New Name (alice@example.com).')
 
     await page.getByRole('button', { name: 'Sign out' }).click()
+    // signOut() follows the service's `url`: the provider's sign-out page (`logout: 'provider'`), then back here.
+    await page.waitForURL((url) => url.origin === idp)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(`${origin}/client`)
     await expectText(status, 'unauthenticated')
     await expectText(user, 'You are not signed in.')
     expect(page.url()).toBe(`${origin}/client`)

@@ -3,7 +3,7 @@ import { pictureWidth, useDemoInBrowser } from './harness'
 const browser = useDemoInBrowser()
 
 describe('the demo in Chromium: signing in with the identity provider', () => {
-  it('signs alice in from the home page through the built-in sign-in page and the provider, then out through the built-in sign-out page', async () => {
+  it('signs alice in from the home page through the built-in sign-in page and the provider, then out through the built-in sign-out page and at the provider', async () => {
     const { origin, base, idp } = browser.demo
     const { page } = await browser.newTab()
     await page.goto(`${origin}/`)
@@ -31,7 +31,17 @@ describe('the demo in Chromium: signing in with the identity provider', () => {
     await page.getByRole('link', { name: 'Sign out' }).click()
     await page.waitForURL(`${base}/signout`)
     await page.getByRole('button', { name: 'Sign out' }).click()
+    // The demo signs out at its provider too (`logout: 'provider'`): the provider's own page, then back.
+    await page.waitForURL((url) => url.origin === idp)
+    await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(`${origin}/`)
     await expect(page.locator('main').textContent()).resolves.toContain('You are not signed in.')
+
+    // The provider's session ended with ours: signing in again asks for the password.
+    await page.getByRole('link', { name: 'Sign in', exact: true }).click()
+    await page.waitForURL(`${base}/signin`)
+    await page.getByRole('button', { name: 'Sign in with Demo' }).click()
+    await page.waitForURL((url) => url.origin === idp)
+    await expect(page.getByLabel('Password').isVisible()).resolves.toBe(true)
   })
 })

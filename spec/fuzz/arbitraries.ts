@@ -261,6 +261,12 @@ export function parameters(site: string): Record<string, fc.Arbitrary<string>> {
     response_type: fc.constantFrom('token', 'code id_token'),
     scope: fc.constantFrom('openid', 'openid email offline_access', ''),
     prompt: fc.constantFrom('none', 'login', 'consent'),
+    // Back-channel logout: compact JWS shapes (unsigned, made-up parts) and free tokens.
+    logout_token: fc.oneof(
+      tokenLike(43),
+      fc.tuple(tokenLike(20), tokenLike(60), tokenLike(43)).map((parts) => parts.join('.')),
+      fc.constantFrom('eyJhbGciOiJub25lIn0.eyJpc3MiOiJ4In0.', 'eyJhbGciOiJIUzI1NiJ9.e30.', '..', 'a.b.c.d'),
+    ),
     // Computed: a literal `__proto__:` would set the prototype, not name a parameter.
     ['__proto__']: text,
     constructor: text,

@@ -18,15 +18,23 @@ export const method = fc.oneof(
 /** Paths under the base path, each with the methods it serves (others get 405). */
 export const ROUTES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ...['csrf', 'providers', 'signin', 'verify-request', 'error', 'assets/style.css'].map((r) => [r, ['GET']] as const),
+  ...['signout-callback/oidc', 'signout-callback/nope'].map((r) => [r, ['GET']] as const),
   ...['session', 'signout'].map((r) => [r, ['GET', 'POST']] as const),
   ...['_log', 'signin/oidc', 'signin/plain', 'signin/offline', 'signin/email'].map((r) => [r, ['POST']] as const),
   ...['callback/oidc', 'callback/plain', 'callback/offline', 'callback/email'].map(
+    (r) => [r, ['GET', 'POST']] as const,
+  ),
+  // A provider's server posts its logout token here; a GET is answered with the same 400.
+  ...['backchannel-logout/oidc', 'backchannel-logout/plain', 'backchannel-logout/offline'].map(
     (r) => [r, ['GET', 'POST']] as const,
   ),
 ]
 /** Near misses: unknown providers (one named like a prototype member), extra or missing segments. */
 const NEAR_MISSES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ...['signin/nope', 'signin/constructor', 'callback/nope', 'callback/__proto__'].map((r) => [r, ['POST']] as const),
+  ...['backchannel-logout/email', 'backchannel-logout/__proto__', 'backchannel-logout'].map(
+    (r) => [r, ['POST']] as const,
+  ),
   ...['', 'signin/oidc/x', 'callback', 'assets', 'assets/../csrf'].map((r) => [r, ['GET']] as const),
 ]
 const route = fc.oneof(

@@ -1,4 +1,5 @@
 import { fuzzAnyRequest } from './any-request'
+import { fuzzBackchannelLogout } from './backchannel-logout'
 import { fuzzEmailCallback } from './email-callback'
 import { fuzzOAuthCallback } from './oauth-callback'
 import { parseJson } from './oracle'
@@ -24,6 +25,7 @@ describe('fuzz: the service with `url` set', () => {
   describe('GET|POST /callback/email', () => fuzzEmailCallback(use))
   describe('GET|POST /session, POST /signout', () => fuzzSessions(use))
   describe('the pages', () => fuzzPages(use))
+  describe('GET|POST /backchannel-logout/:provider', () => fuzzBackchannelLogout(use))
 
   /**
    * Counterexamples the fuzz found, kept as fixed cases. A case marked DEFECT documents a defect

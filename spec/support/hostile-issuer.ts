@@ -45,6 +45,8 @@ export interface HostileIssuer {
   /** The ID tokens the token endpoint answered, oldest first. */
   readonly idTokens: string[]
   behave(changes: Partial<Behaviour>): void
+  /** Any claims signed with the issuer's own key (ES256, its kid unless `header` says otherwise): a logout token, say. */
+  sign(claims: Record<string, unknown>, header?: Record<string, unknown>): Promise<string>
   reset(): void
   stop(): Promise<void>
 }
@@ -208,6 +210,8 @@ export async function startHostileIssuer(
     behave: (changes) => {
       behaviour = { ...behaviour, ...changes }
     },
+    sign: (claims, header = {}) =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid, ...header }).sign(privateKey),
     reset: () => {
       behaviour = { ...start }
     },

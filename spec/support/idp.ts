@@ -50,6 +50,11 @@ export interface StartIdpOptions {
   requirePkce?: boolean
   /** Default false: ID tokens carry name/email/picture. True: only userinfo does (oidc-provider's default). */
   conformIdTokenClaims?: boolean
+  /**
+   * Default false. True: oidc-provider's backchannelLogout feature is on (clients register
+   * `backchannel_logout_uri`), and its server may call loopback addresses.
+   */
+  backchannelLogout?: boolean
   /** How long to wait for IDP_READY; default 15 s. */
   timeoutMs?: number
   /** Echo the IdP's stderr (its errors and rejected requests) to ours. */
@@ -78,6 +83,7 @@ export function startIdp(options: StartIdpOptions): Promise<Idp> {
     users,
     requirePkce: options.requirePkce,
     conformIdTokenClaims: options.conformIdTokenClaims,
+    backchannelLogout: options.backchannelLogout,
     // If this process dies without calling stop(), the IdP sees its stdin close and exits.
     exitWhenStdinCloses: true,
   }

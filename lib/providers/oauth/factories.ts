@@ -50,12 +50,19 @@ export interface OidcOptions extends CommonOptions {
   clientSecret: string
   /** One string, space-separated, with `openid`. Default `'openid email profile'`. */
   scope?: string
+  /**
+   * `'local'` (default): `POST /signout` ends this app's session only. `'provider'`: it then sends
+   * the browser to the provider's end-session endpoint too (OpenID Connect RP-Initiated Logout).
+   */
+  logout?: 'local' | 'provider'
+  /** The end-session endpoint, for a provider whose discovery document names none. */
+  endSessionUrl?: string
 }
 
 const COMMON_KEYS = ['id', 'name', 'checks', 'profile'] as const
 const STRATEGY_KEYS = [...COMMON_KEYS, 'strategy', 'options']
 const OAUTH2_KEYS = [...COMMON_KEYS, 'clientId', 'clientSecret', 'authorizationUrl', 'tokenUrl', 'userinfoUrl', 'scope']
-const OIDC_KEYS = [...COMMON_KEYS, 'issuer', 'clientId', 'clientSecret', 'scope']
+const OIDC_KEYS = [...COMMON_KEYS, 'issuer', 'clientId', 'clientSecret', 'scope', 'logout', 'endSessionUrl']
 
 /** Any Passport strategy built on passport-oauth2, e.g. passport-github2's `Strategy`. */
 export function passportStrategy(options: PassportStrategyOptions): StrategyProvider {
@@ -101,7 +108,23 @@ export function oidc(options: OidcOptions): OidcProvider {
     issuer: url(options.issuer, `${where}.issuer`),
     ...client(options, where),
     scope: scopeOf(options.scope, `${where}.scope`, true) ?? 'openid email profile',
+    ...logoutOf(options, where),
   })
+}
+
+function logoutOf(options: OidcOptions, where: string) {
+  const logout = options.logout ?? 'local'
+  if (logout !== 'local' && logout !== 'provider')
+    throw new ConfigurationError(
+      `\`${where}.logout\` must be 'local' (sign-out ends this app's session) or 'provider' (and the provider's too); got ${describe(logout)}`,
+    )
+  if (options.endSessionUrl !== undefined && logout !== 'provider')
+    throw new ConfigurationError(
+      `\`${where}.endSessionUrl\` is used only with \`logout: 'provider'\`: add it, or remove endSessionUrl`,
+    )
+  const endSessionUrl =
+    options.endSessionUrl === undefined ? undefined : url(options.endSessionUrl, `${where}.endSessionUrl`)
+  return { logout, ...(endSessionUrl === undefined ? {} : { endSessionUrl }) }
 }
 
 /** The options object and its keys, checked before anything is read from it; the provider's name in messages. */

@@ -4,9 +4,27 @@ import { safeEqual } from '../../crypto/mac'
 import type { JwksCache } from './oidc-discovery'
 
 /** Tolerated clock difference with the provider, in seconds. */
-const CLOCK_SKEW = 60
+export const CLOCK_SKEW = 60
 
 export type IdTokenResult = { ok: true; claims: Record<string, unknown> } | { ok: false; reason: string }
+
+/**
+ * The issuer's keys for a token. A key id the set does not have means the issuer rotated its keys:
+ * they are fetched again (through `refresh`), once.
+ */
+export async function issuerKeys(
+  token: unknown,
+  jwks: JwksCache,
+  refresh: () => Promise<Jwk[]>,
+): Promise<Jwk[] | { ok: false; reason: string }> {
+  try {
+    const keys = await jwks.current()
+    const kid = decodeJws(token)?.header.kid
+    return typeof kid === 'string' && !keys.some((key) => key.kid === kid) ? await refresh() : keys
+  } catch (error) {
+    return { ok: false, reason: `the issuer keys could not be fetched: ${errorText(error)}` }
+  }
+}
 
 /** Verifies an ID token: signature by the issuer's keys, then iss, aud (and azp), exp and nonce. */
 export async function verifyIdToken(
@@ -14,18 +32,8 @@ export async function verifyIdToken(
   expected: { issuer: string; clientId: string; nonce?: string },
   jwks: JwksCache,
 ): Promise<IdTokenResult> {
-  let keys: Jwk[]
-  try {
-    keys = await jwks.current()
-    // A key id the set does not have means the issuer rotated its keys: fetch them again, once.
-    const kid = decodeJws(idToken)?.header.kid
-    if (typeof kid === 'string' && !keys.some((key) => key.kid === kid)) keys = await jwks.refresh()
-  } catch (error) {
-    return {
-      ok: false,
-      reason: `the issuer keys could not be fetched: ${errorText(error)}`,
-    }
-  }
+  const keys = await issuerKeys(idToken, jwks, jwks.refresh)
+  if (!Array.isArray(keys)) return keys
   const verified = verifyJws(idToken, keys)
   if (!verified) return { ok: false, reason: 'the ID token signature did not verify with the issuer keys' }
   const claims = verified.payload

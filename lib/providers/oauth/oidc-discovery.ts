@@ -12,6 +12,8 @@ export interface OidcMetadata {
   readonly userinfo_endpoint?: string
   readonly jwks_uri: string
   readonly authorization_response_iss_parameter_supported?: boolean
+  /** OpenID Connect RP-Initiated Logout: where a `logout: 'provider'` sign-out sends the browser. */
+  readonly end_session_endpoint?: string
 }
 
 /** Discovery documents and key sets are small; a larger answer is refused. */
@@ -79,6 +81,10 @@ export async function discover(provider: OidcProvider, timeoutMs: number): Promi
     checkEndpoint(doc[field], field, secure)
   }
   if (doc.userinfo_endpoint !== undefined) checkEndpoint(doc.userinfo_endpoint, 'userinfo_endpoint', secure)
+  // Only sign-out uses it: one that is no usable URL is left out (sign-out then stays local), and sign-in goes on.
+  const endSession = parseHttpUrl(doc.end_session_endpoint)
+  if (doc.end_session_endpoint !== undefined && (!endSession || (secure && endSession.protocol !== 'https:')))
+    return Object.freeze({ ...doc, end_session_endpoint: undefined } as unknown as OidcMetadata)
   return Object.freeze(doc as unknown as OidcMetadata)
 }
 
@@ -95,12 +101,16 @@ function checkEndpoint(value: unknown, field: string, secure: boolean): void {
     throw new Error(`discovery's ${field} is plain http, but the issuer is https: ${describe(value)}`)
 }
 
+export const JWKS_REFRESH_INTERVAL_MS = 30_000
+
 /** The issuer's signing keys: fetched once, and again (once) when a token names a key we do not have. */
 export type JwksCache = ReturnType<typeof jwksCache>
 
 export function jwksCache(uri: string, timeoutMs: number) {
   let keys: Promise<Jwk[]> | null = null
+  let loadedAt = -Infinity
   const load = () => {
+    loadedAt = Date.now()
     const loading = getJson(uri, timeoutMs).then((doc) =>
       Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : [],
     )
@@ -114,6 +124,12 @@ export function jwksCache(uri: string, timeoutMs: number) {
   return {
     current: () => keys ?? load(),
     refresh: load,
+    /**
+     * `refresh`, at most once per JWKS_REFRESH_INTERVAL_MS: for a route anyone can post tokens to
+     * (back-channel logout), so that made-up key ids cannot make the service fetch the keys again
+     * and again.
+     */
+    refreshSeldom: () => (keys !== null && Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS ? keys : load()),
   }
 }
 

@@ -33,9 +33,10 @@ export interface OAuthRuntime {
   /**
    * For a page that names the authorization origin: OIDC discovery awaited, unless it failed within
    * the last DISCOVERY_BACKOFF_MS (then at once, with the issuer's origin), so that page views
-   * cannot make the service ask a failing issuer again and again. Sign-in attempts use `ready()`.
+   * cannot make the service ask a failing issuer again and again (null then), and for back-channel
+   * logout, which anyone can post to. Sign-in attempts use `ready()`.
    */
-  awaitDiscovery(): Promise<void>
+  awaitDiscovery(): Promise<Ready | null>
 }
 
 export const DISCOVERY_BACKOFF_MS = 30_000
@@ -61,6 +62,7 @@ export function createOAuthRegistry(providers: readonly Provider[], log: Log, ti
     }
     runtimes.set(provider.id, setUp(passport, provider, log, timeoutMs))
   }
+  logoutNotice(providers, log)
   return Object.freeze({ passport, get: (id: string) => runtimes.get(id) })
 }
 
@@ -84,7 +86,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
       provider,
       ready: async () => ready,
       authorizationOrigin: () => origin,
-      awaitDiscovery: async () => undefined,
+      awaitDiscovery: async () => ready,
     }
   }
   // Discovery happens on the first sign-in (or sign-in page), once; a failure is retried on a later attempt.
@@ -97,6 +99,12 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
       (metadata) => {
         passport.use(provider.id, prepare(userinfoStrategy(provider, discoveredEndpoints(metadata)), timeoutMs))
         origin = originOf(metadata.authorization_endpoint) ?? origin
+        if (provider.logout === 'provider' && !provider.endSessionUrl && !metadata.end_session_endpoint)
+          log(
+            'warn',
+            'config.warning',
+            `provider ${provider.id}: \`logout: 'provider'\` but its discovery names no end_session_endpoint: sign-out ends this app's session only; set \`endSessionUrl\` if the provider has one`,
+          )
         return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs) } }
       },
       (error: unknown) => {
@@ -112,10 +120,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
     )
     return pending
   }
-  const awaitDiscovery = async () => {
-    if (Date.now() - failedAt < DISCOVERY_BACKOFF_MS) return
-    await ready()
-  }
+  const awaitDiscovery = async () => (Date.now() - failedAt < DISCOVERY_BACKOFF_MS ? null : ready())
   return { provider, ready, authorizationOrigin: () => origin, awaitDiscovery }
 }
 
@@ -216,4 +221,20 @@ function verify(
   done: (error: null, user: object) => void,
 ): void {
   done(null, { accessToken, refreshToken, params, profile })
+}
+
+/**
+ * When some provider signs out at the provider too (`logout: 'provider'`), which ones cannot: their
+ * users stay signed in there after signing out here (docs/logout.md).
+ */
+function logoutNotice(providers: readonly Provider[], log: Log): void {
+  const oauth = providers.filter((provider): provider is OAuthProvider => provider.type === 'oauth')
+  if (!oauth.some((provider) => provider.protocol === 'oidc' && provider.logout === 'provider')) return
+  const local = oauth.filter((provider) => provider.protocol !== 'oidc' || provider.logout !== 'provider')
+  if (local.length === 0) return
+  log(
+    'info',
+    'config.warning',
+    `sign-out ends the provider's session too for \`logout: 'provider'\` providers only; for ${local.map((provider) => provider.id).join(', ')} it ends this app's session, and the provider's stays`,
+  )
 }

@@ -99,6 +99,22 @@ describe('provider factories: configuration errors name the option and the fix',
     )
     expectConfigurationError(() => oidc({ ...OIDC, checks: [] }), 'providers["idp"].checks', /must include 'state'/)
     expectConfigurationError(
+      () => oidc({ ...OIDC, logout: 'everywhere' as never }),
+      'providers["idp"].logout',
+      /'local'.*or 'provider'/,
+    )
+    expectConfigurationError(
+      () => oidc({ ...OIDC, endSessionUrl: 'https://idp.example.com/logout' }),
+      'providers["idp"].endSessionUrl',
+      /only with `logout: 'provider'`/,
+    )
+    expectConfigurationError(
+      () => oidc({ ...OIDC, logout: 'provider', endSessionUrl: '/logout' }),
+      'providers["idp"].endSessionUrl',
+      /absolute http\(s\) URL/,
+    )
+    expect(oidc(OIDC).logout).toBe('local')
+    expectConfigurationError(
       () => oauth2({ ...OAUTH2, checks: ['state', 'pkse' as never] }),
       'providers["corp"].checks',
       /a list of 'state', 'pkce' and 'nonce'/,
@@ -230,7 +246,7 @@ describe('provider factories: unknown options are refused, with the option meant
 
   it('lists the known options when no key is near', () => {
     expect(messageOf(() => factories.oidc({ somethingElse: true }))).toBe(
-      'Unknown option `providers["idp"].somethingElse`. Known options: id, name, checks, profile, issuer, clientId, clientSecret, scope.',
+      'Unknown option `providers["idp"].somethingElse`. Known options: id, name, checks, profile, issuer, clientId, clientSecret, scope, logout, endSessionUrl.',
     )
   })
 

@@ -1,0 +1,67 @@
+import type { Context } from '../context'
+import { isAuthError } from '../errors'
+import { outsideText } from '../logger'
+import { readBody } from '../http/body'
+import { sendJson } from '../http/reply'
+import { endProviderSession } from '../sign-in/backchannel'
+
+/**
+ * A form body with one logout token (at most 16 KB, what crypto/jws.ts decodes) and its field name.
+ * Exported for the router, which leaves this route's body to it.
+ */
+export const BACKCHANNEL_BODY_LIMIT = 16 * 1024 + 64
+
+const FORM = 'application/x-www-form-urlencoded'
+
+/**
+ * POST /backchannel-logout/:provider (OpenID Connect Back-Channel Logout 1.0): the provider's
+ * server posts a `logout_token`. No cookies, no CSRF token: the router exempts this route from both
+ * checks, and the token's signature is what authorizes it (docs/security.md). The answer is 200
+ * when the sessions it names ended, else 400 with an OAuth error body, whatever was sent: never a
+ * 5xx, never cached. GET (and any body that is not a small form) gets the 400 too.
+ */
+export async function backchannelLogout(ctx: Context): Promise<void> {
+  const { svc } = ctx
+  const providerId = ctx.providerId ?? ''
+  // From the URL: shortened, control characters replaced, before any log entry carries it.
+  const named = outsideText(providerId, 64)
+  const refuse = (description: string, reason: string) => {
+    svc.log('warn', 'backchannel_logout.refused', `provider ${named}: ${reason}; nothing was ended`, {
+      provider: named,
+    })
+    sendJson(ctx.res, 400, JSON.stringify({ error: 'invalid_request', error_description: description }), true)
+  }
+  if (ctx.req.method !== 'POST') return refuse('a logout token is posted as a form', 'a GET was refused')
+  const type = (ctx.req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase()
+  if (type !== FORM) return refuse('a logout token is posted as a form', 'the body is not a form')
+  let body: Record<string, unknown>
+  try {
+    body = await readBody(ctx.req, Math.min(BACKCHANNEL_BODY_LIMIT, svc.config.bodyLimit), svc.config.bodyTimeout)
+  } catch (error) {
+    return refuse('a logout token is posted as a form', isAuthError(error) ? error.message : 'unreadable body')
+  }
+  const runtime = svc.oauth.get(providerId)
+  if (!runtime) return refuse('no such provider', 'no such provider')
+  const outcome = await endProviderSession(ctx, runtime, body.logout_token)
+  // One description for every refused token: no oracle of which check failed (the log says which).
+  if (!outcome.ok) return refuse('the logout token was refused', `the logout token was refused: ${outcome.reason}`)
+  svc.log(
+    'info',
+    'backchannel_logout',
+    `provider ${providerId} ended the sessions of ${outcome.userIds.length} user(s)`,
+    {
+      provider: providerId,
+      users: outcome.userIds.length,
+    },
+  )
+  for (const userId of outcome.userIds)
+    svc.log('info', 'signout.everywhere', 'signed out of every session by the provider', {
+      ...svc.userForLog(userId),
+      provider: providerId,
+    })
+  await ctx.emit('backchannelLogout', svc.config.events.backchannelLogout, {
+    provider: providerId,
+    userIds: [...outcome.userIds],
+  })
+  sendJson(ctx.res, 200, '{}', true)
+}

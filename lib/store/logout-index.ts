@@ -1,0 +1,97 @@
+import { digest } from '../crypto/mac'
+import { boundedCache } from '../util/cache'
+import type { RedisRunner } from './redis'
+
+/**
+ * What OpenID Connect back-channel logout needs kept on the server: which of our users an identity
+ * provider's session (`sid`) or subject (`sub`) signed in, and which logout tokens (`jti`) were
+ * already used. In memory by default; in Redis with `redis`, so that every instance sees both.
+ * Provider ids, sids, subs and jtis appear in Redis keys only as their SHA-256.
+ */
+export interface LogoutIndex {
+  /** Remembers that `name` (a provider's session or subject) signed in `userId`, for `ttlSeconds`. */
+  remember(name: string, userId: string, ttlSeconds: number): Promise<void>
+  /** The user ids `name` signed in (at most MAX_USERS_PER_NAME), and forgets them. */
+  take(name: string): Promise<string[]>
+  /** True the first time `jti` is seen within `ttlSeconds`; false for a replay. */
+  firstUse(jti: string, ttlSeconds: number): Promise<boolean>
+  /** RP-initiated logout: keeps a sign-in's ID token under a random handle (the browser's cookie holds the handle). */
+  keepHint(handle: string, idToken: string, ttlSeconds: number): Promise<void>
+  /** The ID token kept under `handle`, once (it is forgotten), or null. */
+  takeHint(handle: string): Promise<string | null>
+}
+
+/** A provider's session or subject names very few of our users (usually one): more are not kept. */
+export const MAX_USERS_PER_NAME = 20
+
+/** In this process's memory, bounded: a name pushed out is a logout that finds nobody (see docs/logout.md). */
+export function memoryLogoutIndex(bound = 100_000): LogoutIndex {
+  const names = boundedCache<string, { users: Set<string>; until: number }>(bound)
+  const jtis = boundedCache<string, number>(bound)
+  const hints = boundedCache<string, string>(bound)
+  const now = () => Date.now()
+  return Object.freeze({
+    async keepHint(handle: string, idToken: string, ttlSeconds: number) {
+      hints.set(handle, idToken, { ttl: ttlSeconds * 1000 })
+    },
+    async takeHint(handle: string) {
+      const hint = hints.get(handle) ?? null
+      hints.delete(handle)
+      return hint
+    },
+    async remember(name: string, userId: string, ttlSeconds: number) {
+      const until = now() + ttlSeconds * 1000
+      const entry = names.get(name)
+      if (entry === undefined || entry.until <= now()) return void names.set(name, { users: new Set([userId]), until })
+      if (entry.users.size < MAX_USERS_PER_NAME) entry.users.add(userId)
+      entry.until = Math.max(entry.until, until)
+    },
+    async take(name: string) {
+      const entry = names.get(name)
+      names.delete(name)
+      return entry === undefined || entry.until <= now() ? [] : [...entry.users]
+    },
+    async firstUse(jti: string, ttlSeconds: number) {
+      const seen = jtis.get(jti)
+      if (seen !== undefined && seen > now()) return false
+      jtis.set(jti, now() + ttlSeconds * 1000)
+      return true
+    },
+  })
+}
+
+// One key each, so that it works unchanged on Redis Cluster; the set lives as long as its newest entry needs.
+const REMEMBER = `if redis.call('SCARD', KEYS[1]) < tonumber(ARGV[3]) then redis.call('SADD', KEYS[1], ARGV[1]) end
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return 1`
+
+const TAKE = `local users = redis.call('SMEMBERS', KEYS[1])
+redis.call('DEL', KEYS[1])
+return users`
+
+/** In Redis, shared by every instance: a replayed jti is refused whichever instance saw it first. */
+export function redisLogoutIndex(redis: RedisRunner): LogoutIndex {
+  const nameKey = (name: string) => redis.key('bcl', 'name', digest(name))
+  const hintKey = (handle: string) => redis.key('bcl', 'hint', digest(handle))
+  return Object.freeze({
+    async keepHint(handle: string, idToken: string, ttlSeconds: number) {
+      await redis.run((client) => client.set(hintKey(handle), idToken, 'EX', ttlSeconds))
+    },
+    async takeHint(handle: string) {
+      return redis.run((client) => client.getdel(hintKey(handle)))
+    },
+    async remember(name: string, userId: string, ttlSeconds: number) {
+      await redis.run((client) => client.eval(REMEMBER, 1, nameKey(name), userId, ttlSeconds, MAX_USERS_PER_NAME))
+    },
+    async take(name: string) {
+      const users = await redis.run((client) => client.eval(TAKE, 1, nameKey(name)))
+      return Array.isArray(users) ? users.filter((user): user is string => typeof user === 'string') : []
+    },
+    async firstUse(jti: string, ttlSeconds: number) {
+      const set = await redis.run((client) =>
+        client.set(redis.key('bcl', 'jti', digest(jti)), '1', 'EX', ttlSeconds, 'NX'),
+      )
+      return set === 'OK'
+    },
+  })
+}
