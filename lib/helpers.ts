@@ -5,7 +5,7 @@ import { readChunked } from './http/chunked-cookie'
 import { readCookies, setCookie } from './http/cookies'
 import { AuthError, ConfigurationError, isAuthError } from './errors'
 import { errorAnswer, sendError } from './http/error-response'
-import { sendJson, sendRedirect } from './http/reply'
+import { NO_STORE, sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
 import type { SessionCookie } from './session/manager'
 import { toRecordView } from './session/record'
@@ -74,8 +74,9 @@ export interface AuthHelpers {
   /**
    * The CSRF token for a form on the app's own page, to post as `csrfToken` (to the service, e.g.
    * `POST /signout`, or to a route of the app that checks it with `verifyCsrfToken`): the token of
-   * the browser's valid CSRF cookie, or a new one whose cookie is set on `res`. Null only with
-   * `trustHost` and a Host header that is no host name.
+   * the browser's valid CSRF cookie, or a new one whose cookie is set on `res`. It also sets
+   * `Cache-Control: private, no-cache, no-store` on `res`: a page with the token is for this browser
+   * alone. Null only with `trustHost` and a Host header that is no host name.
    */
   getCsrfToken(req: Request, res: Response): string | null
   /**
@@ -189,6 +190,8 @@ export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToke
     getCsrfToken(req: Request, res: Response): string | null {
       const def = csrfCookie(req)
       if (def === null) return null
+      // The token goes into the page (and maybe its pair into a Set-Cookie): no cache may keep it.
+      res.setHeader('Cache-Control', NO_STORE)
       const found = svc.csrf.inspect(readCookies(req)[def.name])
       if (found !== null && !found.stale) return found.token
       const issued = found === null ? svc.csrf.issue() : svc.csrf.resign(found.token)
