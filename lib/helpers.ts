@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session, SessionRecord, SessionRecordView } from './config/types'
+import { crossSiteRefused } from './csrf/origin'
 import { serviceFor } from './http/base'
 import { readChunked } from './http/chunked-cookie'
 import { readCookies, setCookie } from './http/cookies'
@@ -81,7 +82,9 @@ export interface AuthHelpers {
   getCsrfToken(req: Request, res: Response): string | null
   /**
    * Whether `submitted` (the form's `csrfToken` field, never a query or a header) is the token of
-   * the browser's valid CSRF cookie, compared in constant time: for the app's own POST routes.
+   * the browser's valid CSRF cookie, compared in constant time: for the app's own POST routes. A
+   * browser POST from another site (`Sec-Fetch-Site: cross-site`, or a foreign `Origin`, unless
+   * trusted) is false, as the service's own POSTs refuse it.
    */
   verifyCsrfToken(req: Request, submitted: unknown): boolean
 }
@@ -179,16 +182,16 @@ export function createHelpers(
 
 /** The CSRF helpers: the app's own forms carry the service's token (signed double-submit, lib/csrf). */
 export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
-  const csrfCookie = (req: Request) => {
+  const serviceOf = (req: Request) => {
     try {
-      return serviceFor(svc.config, req).cookieSet.csrfToken
+      return serviceFor(svc.config, req)
     } catch {
       return null
     }
   }
   return Object.freeze({
     getCsrfToken(req: Request, res: Response): string | null {
-      const def = csrfCookie(req)
+      const def = serviceOf(req)?.cookieSet.csrfToken ?? null
       if (def === null) return null
       // The token goes into the page (and maybe its pair into a Set-Cookie): no cache may keep it.
       res.setHeader('Cache-Control', NO_STORE)
@@ -199,8 +202,11 @@ export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToke
       return issued.token
     },
     verifyCsrfToken(req: Request, submitted: unknown): boolean {
-      const def = csrfCookie(req)
-      return def !== null && svc.csrf.verify(readCookies(req)[def.name], submitted)
+      const service = serviceOf(req)
+      if (service === null) return false
+      // The origin check the service's own POSTs pass (lib/csrf/origin.ts), behind the token.
+      if (crossSiteRefused(req.headers, service.base.origin, svc.config.trustedOrigins)) return false
+      return svc.csrf.verify(readCookies(req)[service.cookieSet.csrfToken.name], submitted)
     },
   })
 }

@@ -77,3 +77,48 @@ describe('verifyCsrfToken(req, submitted): type confusion and borrowed tokens', 
     await request(app).post('/action').set('Cookie', mine.cookie).set('csrfToken', mine.token).expect(403)
   })
 })
+
+describe('verifyCsrfToken(req, submitted): a browser POST from another site', () => {
+  it("is refused as the service's own POSTs refuse it, even with the cookie and its token", async () => {
+    const app = formApp()
+    const first = await request(app).get('/form')
+    const { name, value } = expectCookie(first, 'auth.csrf-token')
+    const cookie = cookieHeader({ [name]: value })
+    const token = /value="([^"]+)"/.exec(first.text)![1]!
+    const fromEvil = { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }
+    // The service's own POST: the origin check behind the token refuses it.
+    const signout = await request(app)
+      .post('/api/auth/signout')
+      .set('Cookie', cookie)
+      .set(fromEvil)
+      .type('form')
+      .send({ csrfToken: token })
+    expect(signout.headers.location).toBe('http://localhost:3000/api/auth/signout?csrf=true')
+    // The app's own POST route, checked with the helper the service gives it for that.
+    await request(app)
+      .post('/action')
+      .set('Cookie', cookie)
+      .set(fromEvil)
+      .type('form')
+      .send({ csrfToken: token })
+      .expect(403)
+    // Without Sec-Fetch-Site, a foreign Origin says the same.
+    await request(app)
+      .post('/action')
+      .set('Cookie', cookie)
+      .set('origin', 'https://evil.example')
+      .type('form')
+      .send({ csrfToken: token })
+      .expect(403)
+    // The site's own page posting, and a client that sends neither header, still pass.
+    const own = { 'sec-fetch-site': 'same-origin', origin: 'http://localhost:3000' }
+    await request(app)
+      .post('/action')
+      .set('Cookie', cookie)
+      .set(own)
+      .type('form')
+      .send({ csrfToken: token })
+      .expect(200)
+    await request(app).post('/action').set('Cookie', cookie).type('form').send({ csrfToken: token }).expect(200)
+  })
+})
