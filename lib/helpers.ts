@@ -194,7 +194,7 @@ export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToke
       const def = serviceOf(req)?.cookieSet.csrfToken ?? null
       if (def === null) return null
       // The token goes into the page (and maybe its pair into a Set-Cookie): no cache may keep it.
-      res.setHeader('Cache-Control', NO_STORE)
+      if (!res.headersSent) res.setHeader('Cache-Control', NO_STORE)
       const found = svc.csrf.inspect(readCookies(req)[def.name])
       if (found !== null && !found.stale) return found.token
       const issued = found === null ? svc.csrf.issue() : svc.csrf.resign(found.token)

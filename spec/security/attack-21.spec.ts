@@ -48,6 +48,24 @@ describe('getCsrfToken(req, res) on a page of the app', () => {
     expect(again.headers['set-cookie']).toBeUndefined()
     expect(again.headers['cache-control']).toMatch(/\bno-store\b/)
   })
+
+  it('still gives the token of a valid cookie on a page whose headers have gone (a streamed page)', async () => {
+    const { logs: _logs, ...options } = testOptions()
+    const router = auth(options)
+    const app = express()
+    app.get('/form', (req, res) => res.json({ token: router.getCsrfToken(req, res) }))
+    app.get('/streamed', (req, res) => {
+      res.write('<p>')
+      res.end(`${router.getCsrfToken(req, res)}</p>`)
+    })
+    const first = await request(app).get('/form')
+    const { name, value } = expectCookie(first, 'auth.csrf-token')
+    const streamed = await request(app)
+      .get('/streamed')
+      .set('Cookie', cookieHeader({ [name]: value }))
+      .expect(200)
+    expect(streamed.text).toBe(`<p>${(first.body as { token: string }).token}</p>`)
+  })
 })
 
 describe('verifyCsrfToken(req, submitted): type confusion and borrowed tokens', () => {
