@@ -1,11 +1,12 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session, SessionRecord, SessionRecordView } from './config/types'
+import { crossSiteRefused } from './csrf/origin'
 import { serviceFor } from './http/base'
 import { readChunked } from './http/chunked-cookie'
 import { readCookies, setCookie } from './http/cookies'
 import { AuthError, ConfigurationError, isAuthError } from './errors'
 import { errorAnswer, sendError } from './http/error-response'
-import { sendJson, sendRedirect } from './http/reply'
+import { NO_STORE, sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
 import type { SessionCookie } from './session/manager'
 import { toRecordView } from './session/record'
@@ -74,13 +75,16 @@ export interface AuthHelpers {
   /**
    * The CSRF token for a form on the app's own page, to post as `csrfToken` (to the service, e.g.
    * `POST /signout`, or to a route of the app that checks it with `verifyCsrfToken`): the token of
-   * the browser's valid CSRF cookie, or a new one whose cookie is set on `res`. Null only with
-   * `trustHost` and a Host header that is no host name.
+   * the browser's valid CSRF cookie, or a new one whose cookie is set on `res`. It also sets
+   * `Cache-Control: private, no-cache, no-store` on `res`: a page with the token is for this browser
+   * alone. Null only with `trustHost` and a Host header that is no host name.
    */
   getCsrfToken(req: Request, res: Response): string | null
   /**
    * Whether `submitted` (the form's `csrfToken` field, never a query or a header) is the token of
-   * the browser's valid CSRF cookie, compared in constant time: for the app's own POST routes.
+   * the browser's valid CSRF cookie, compared in constant time: for the app's own POST routes. A
+   * browser POST from another site (`Sec-Fetch-Site: cross-site`, or a foreign `Origin`, unless
+   * trusted) is false, as the service's own POSTs refuse it.
    */
   verifyCsrfToken(req: Request, submitted: unknown): boolean
 }
@@ -178,17 +182,19 @@ export function createHelpers(
 
 /** The CSRF helpers: the app's own forms carry the service's token (signed double-submit, lib/csrf). */
 export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
-  const csrfCookie = (req: Request) => {
+  const serviceOf = (req: Request) => {
     try {
-      return serviceFor(svc.config, req).cookieSet.csrfToken
+      return serviceFor(svc.config, req)
     } catch {
       return null
     }
   }
   return Object.freeze({
     getCsrfToken(req: Request, res: Response): string | null {
-      const def = csrfCookie(req)
+      const def = serviceOf(req)?.cookieSet.csrfToken ?? null
       if (def === null) return null
+      // The token goes into the page (and maybe its pair into a Set-Cookie): no cache may keep it.
+      if (!res.headersSent) res.setHeader('Cache-Control', NO_STORE)
       const found = svc.csrf.inspect(readCookies(req)[def.name])
       if (found !== null && !found.stale) return found.token
       const issued = found === null ? svc.csrf.issue() : svc.csrf.resign(found.token)
@@ -196,8 +202,11 @@ export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToke
       return issued.token
     },
     verifyCsrfToken(req: Request, submitted: unknown): boolean {
-      const def = csrfCookie(req)
-      return def !== null && svc.csrf.verify(readCookies(req)[def.name], submitted)
+      const service = serviceOf(req)
+      if (service === null) return false
+      // The origin check the service's own POSTs pass (lib/csrf/origin.ts), behind the token.
+      if (crossSiteRefused(req.headers, service.base.origin, svc.config.trustedOrigins)) return false
+      return svc.csrf.verify(readCookies(req)[service.cookieSet.csrfToken.name], submitted)
     },
   })
 }
