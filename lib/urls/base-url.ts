@@ -25,6 +25,12 @@ export function parseBaseUrl(value: string, option: string): BaseUrl {
       `\`${option}\` must not carry credentials, a query or a fragment; got ${JSON.stringify(value)}`,
     )
   }
+  if (url.pathname.includes(';')) {
+    // Cookies are scoped to this path: a `;` would end their Path attribute and start another.
+    throw new ConfigurationError(
+      `\`${option}\` must not have a \`;\` in its path (cookies are scoped to it); got ${JSON.stringify(value)}`,
+    )
+  }
   return baseUrl(url.origin, url.pathname)
 }
 

@@ -66,6 +66,10 @@ describe('configuration', () => {
     expect(configError(() => resolveConfig({ ...valid, url: 'not a url' }, {}))).toMatch(
       /`url` must be an absolute http\(s\) URL/,
     )
+    // A `;` in the path would end the Path attribute of every cookie scoped to it and start another.
+    expect(configError(() => resolveConfig({ ...valid, url: 'https://x.example/a;Domain=evil/auth' }, {}))).toMatch(
+      /`url` must not have a `;` in its path/,
+    )
     expect(configError(() => resolveConfig({ secret: SECRET }, {}))).toMatch(/`url` is required.*SERVICE_AUTH_URL/)
     expect(configError(() => resolveConfig({ url: BASE }, {}))).toMatch(/`secret` is required.*SERVICE_AUTH_SECRET/)
     expect(configError(() => resolveConfig({ ...valid, callbacks: { session: 'x' as never } }, {}))).toBe(
