@@ -26,6 +26,9 @@ export type LogEvent =
   | 'store.recovered'
   | 'signout.everywhere'
   | 'signout.others'
+  | 'tokens.refreshed'
+  | 'tokens.refresh_failed'
+  | 'tokens.warning'
 
 export interface LogEntry {
   level: LogLevel

@@ -149,7 +149,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     session,
     redis,
     callbacks: resolveFunctions(options.callbacks, 'callbacks', ['session', 'redirect', 'update', 'signIn']),
-    events: resolveFunctions(options.events, 'events', ['signIn', 'signOut', 'session']),
+    events: resolveFunctions(options.events, 'events', ['signIn', 'signOut', 'session', 'tokenRefreshed', 'tokenRefreshFailed']),
     pages: resolvePages(options.pages),
     cookies: buildCookieSets(cookies, dangerous, (message) => log('warn', 'config.warning', message), base?.secure),
     trustedOrigins: resolveOrigins(options.trustedOrigins, 'trustedOrigins'),

@@ -36,6 +36,13 @@ export interface SessionRecord {
   expiresAt: number
   /** The id of the provider the user signed in with (`'github'`, `'email'`); absent in sessions sealed before it was recorded. */
   provider?: string
+  /**
+   * Where the provider's tokens of this session are kept (lib/tokens/): a reference to them in Redis,
+   * or them sealed under their own key. Never shown to the app's callbacks or the client.
+   */
+  tokens?: string
+  /** The provider's tokens could not be refreshed for good: the client session says `error: 'RefreshAccessTokenError'`. */
+  tokenError?: true
 }
 
 /**
@@ -97,6 +104,18 @@ export interface Events {
   signIn?: (message: { record: Readonly<SessionRecord> }) => void | Promise<void>
   signOut?: (message: { record: Readonly<SessionRecord> | null }) => void | Promise<void>
   session?: (message: { session: Session; record: Readonly<SessionRecord> }) => void | Promise<void>
+  /** `getAccessToken` refreshed a provider's tokens (never the tokens themselves). */
+  tokenRefreshed?: (message: TokenRefreshMessage) => void | Promise<void>
+  /** A refresh failed for good (`invalid_grant`, revoked consent): `getAccessToken` rejects with RefreshAccessTokenError. */
+  tokenRefreshFailed?: (message: TokenRefreshMessage & { reason: string }) => void | Promise<void>
+}
+
+/** What the token events say: whose tokens, of which provider, and until when the new access token is valid. */
+export interface TokenRefreshMessage {
+  userId: string
+  provider: string
+  /** Seconds since the epoch; null when the provider gave no expiry (or for a failure). */
+  expiresAt: number | null
 }
 
 export interface Pages {

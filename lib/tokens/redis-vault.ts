@@ -1,0 +1,207 @@
+import type { Redis } from 'ioredis'
+import { digest } from '../crypto/mac'
+import { randomToken } from '../crypto/random'
+import type { RedisRunner } from '../store/redis'
+
+/**
+ * The provider's tokens of every session, in Redis, shared by every instance. Per session (its
+ * reference `ref`, random, kept in the session record):
+ * - `tok:{ref}`, a hash: `v` the sealed set (./token-set.ts), `fp` its fingerprint (which set it is,
+ *   for the compare-and-write), `err` once a refresh failed for good; it expires with the session;
+ * - `tok:{ref}:lock`, the refresh lock (SET NX PX): one instance refreshes, with a deadline;
+ * and per user, `toku:<sha-256 of the user id>`, a sorted set of the user's refs (score: the second
+ * they end), so that signing a user out everywhere finds them. The braces keep a session's two keys
+ * in one slot of a Cluster. A change is published on one channel (`<prefix>tok`, the ref as the
+ * message): the instances waiting for a refresh wake up without asking Redis again and again.
+ */
+export interface StoredTokens {
+  /** The sealed set. */
+  readonly sealed: string
+  readonly fp: string
+  /** A refresh failed for good: the grant is gone. */
+  readonly failed: boolean
+}
+
+export interface Watch {
+  wait(ms: number): Promise<void>
+  stop(): void
+}
+
+export interface TokenVault {
+  keep(userId: string, sealed: string, fp: string, untilSeconds: number): Promise<string>
+  read(ref: string): Promise<StoredTokens | null>
+  /** Takes the refresh lock for `ms`: the owner's id, or null when another holds it. */
+  lock(ref: string, ms: number): Promise<string | null>
+  /** Milliseconds the lock has left (0: none). */
+  lockLeft(ref: string): Promise<number>
+  /** Writes the new set only over `fromFp`; releases the lock (if still `owner`'s) and tells the others. */
+  replace(ref: string, fromFp: string, sealed: string, fp: string, owner: string): Promise<boolean>
+  /** Marks the set `fromFp` as failed for good; releases the lock and tells the others. */
+  fail(ref: string, fromFp: string, owner: string): Promise<boolean>
+  release(ref: string, owner: string): Promise<void>
+  /**
+   * Starts watching `ref` now (before the caller looks at the lock, so that no change is missed in
+   * between); `wait(ms)` resolves when it changes or `ms` have passed. `listen()` must have resolved.
+   */
+  watch(ref: string): Watch
+  /** Starts listening for changes: resolves once subscribed, or once that failed (waits then run to their deadline). */
+  listen(): Promise<void>
+  touch(ref: string, untilSeconds: number): Promise<void>
+  forget(ref: string): Promise<void>
+  forgetUser(userId: string, keep: string | null): Promise<void>
+}
+
+const REPLACE = `if redis.call('HGET', KEYS[1], 'fp') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'fp', ARGV[3])
+if redis.call('GET', KEYS[2]) == ARGV[4] then redis.call('DEL', KEYS[2]) end
+redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1`
+
+const FAIL = `if redis.call('HGET', KEYS[1], 'fp') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'err', '1')
+if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1`
+
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1`
+
+const KEEP = `redis.call('HSET', KEYS[1], 'v', ARGV[1], 'fp', ARGV[2])
+redis.call('EXPIREAT', KEYS[1], ARGV[3])
+return 1`
+
+const INDEX = `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('EXPIREAT', KEYS[1], newest[2])
+return 1`
+
+/** A ref as we issue them (random, base64url): anything else in a record is never sent to Redis. */
+const isRef = (ref: string) => /^[\w-]{22}$/.test(ref)
+
+export function redisVault(redis: RedisRunner): TokenVault {
+  const hash = (ref: string) => redis.key('tok', `{${ref}}`)
+  const lockKey = (ref: string) => redis.key('tok', `{${ref}}`, 'lock')
+  const userKey = (userId: string) => redis.key('toku', digest(userId))
+  const channel = redis.key('tok')
+  const waits = changeListener(redis, channel)
+  const now = () => Math.floor(Date.now() / 1000)
+
+  return Object.freeze({
+    async keep(userId: string, sealed: string, fp: string, untilSeconds: number) {
+      const ref = randomToken(16)
+      await redis.run((client) => client.eval(KEEP, 1, hash(ref), sealed, fp, untilSeconds))
+      await redis.run((client) => client.eval(INDEX, 1, userKey(userId), now(), untilSeconds, ref))
+      return ref
+    },
+    async read(ref: string) {
+      if (!isRef(ref)) return null
+      const stored = await redis.run((client) => client.hgetall(hash(ref)))
+      const { v, fp, err } = stored
+      if (typeof v !== 'string' || typeof fp !== 'string') return null
+      return { sealed: v, fp, failed: err === '1' }
+    },
+    async lock(ref: string, ms: number) {
+      const owner = randomToken(16)
+      const taken = await redis.run((client) => client.set(lockKey(ref), owner, 'PX', ms, 'NX'))
+      return taken === 'OK' ? owner : null
+    },
+    async lockLeft(ref: string) {
+      return Math.max(0, await redis.run((client) => client.pttl(lockKey(ref))))
+    },
+    async replace(ref: string, fromFp: string, sealed: string, fp: string, owner: string) {
+      const done = await redis.run((client) =>
+        client.eval(REPLACE, 2, hash(ref), lockKey(ref), fromFp, sealed, fp, owner, channel, ref),
+      )
+      return done === 1
+    },
+    async fail(ref: string, fromFp: string, owner: string) {
+      const done = await redis.run((client) =>
+        client.eval(FAIL, 2, hash(ref), lockKey(ref), fromFp, owner, channel, ref),
+      )
+      return done === 1
+    },
+    async release(ref: string, owner: string) {
+      await redis.run((client) => client.eval(RELEASE, 1, lockKey(ref), owner, channel, ref))
+    },
+    watch: waits.watch,
+    listen: waits.listen,
+    async touch(ref: string, untilSeconds: number) {
+      if (isRef(ref)) await redis.run((client) => client.expireat(hash(ref), untilSeconds))
+    },
+    async forget(ref: string) {
+      if (isRef(ref)) await redis.run((client) => client.del(hash(ref), lockKey(ref)))
+    },
+    async forgetUser(userId: string, keep: string | null) {
+      const key = userKey(userId)
+      const refs = await redis.run((client) => client.zrange(key, 0, -1))
+      const gone = refs.filter((ref) => ref !== keep && isRef(ref))
+      // One key per command: a Cluster keeps them on different nodes.
+      await Promise.all(gone.map((ref) => redis.run((client) => client.del(hash(ref)))))
+      if (gone.length > 0) await redis.run((client) => client.zrem(key, ...gone))
+    },
+  })
+}
+
+/**
+ * One subscriber connection of ours (made on first use), and the waits on it by ref. A wait that
+ * hears nothing ends at its own deadline (the lock's), so a lost connection only slows waiters down.
+ */
+function changeListener(redis: RedisRunner, channel: string) {
+  const waiting = new Map<string, Set<() => void>>()
+  let subscribed: Promise<void> | null = null
+
+  function listen(): Promise<void> {
+    subscribed ??= new Promise<void>((resolve) => {
+      const subscriber = (redis.client as Redis).duplicate({ lazyConnect: true, enableOfflineQueue: false })
+      subscriber.on('error', () => undefined)
+      subscriber.on('connect', () => (subscriber as unknown as { stream?: { unref?(): void } }).stream?.unref?.())
+      subscriber.on('message', (from: string, ref: string) => {
+        if (from !== channel) return
+        for (const heard of waiting.get(ref) ?? []) heard()
+      })
+      redis.client.once('end', () => subscriber.disconnect())
+      const give = setTimeout(resolve, 2000)
+      give.unref()
+      subscriber
+        .connect()
+        .then(() => subscriber.subscribe(channel))
+        .then(
+          () => resolve(),
+          () => resolve(),
+        )
+        .finally(() => clearTimeout(give))
+    })
+    return subscribed
+  }
+
+  function watch(ref: string): Watch {
+    let changed = false
+    let wake: (() => void) | null = null
+    const these = waiting.get(ref) ?? new Set<() => void>()
+    waiting.set(ref, these)
+    const heard = () => {
+      changed = true
+      wake?.()
+    }
+    these.add(heard)
+    const stop = () => {
+      these.delete(heard)
+      if (these.size === 0 && waiting.get(ref) === these) waiting.delete(ref)
+    }
+    const wait = (ms: number) =>
+      changed
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.max(0, ms))
+            wake = () => {
+              clearTimeout(timer)
+              resolve()
+            }
+          })
+    return { wait, stop }
+  }
+
+  return { listen, watch }
+}
