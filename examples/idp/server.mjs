@@ -8,6 +8,12 @@
 // ([{ accountId, password?, name, email, picture? }], a user without a password accepts any),
 // and optionally issuer (used verbatim instead of http://127.0.0.1:<port>), requirePkce (default
 // true), conformIdTokenClaims (default false) and exitWhenStdinCloses (default false).
+// Refresh tokens (all opt-in, off by default): refreshTokens (the offline_access scope and a refresh
+// token for every client allowed the refresh_token grant), rotateRefreshToken (a new refresh token
+// on each refresh; a consumed one used again revokes the grant: reuse detection),
+// accessTokenTtl (seconds, for the code grant's access tokens) and refreshedAccessTokenTtl (for
+// the refresh grant's), and countGrants (GET /test/grants answers {"refresh":n,"revoked":n}: the
+// refresh grants served and the grants revoked so far).
 //
 // When it listens it prints exactly one line to stdout, `IDP_READY <issuer>`, and runs until
 // SIGTERM/SIGINT. Everything else (oidc-provider notices, errors) goes to stderr.
@@ -55,8 +61,19 @@ async function start() {
     )
   }
 
+  const counts = { refresh: 0, revoked: 0 }
+  if (config.countGrants) {
+    provider.on('grant.success', (ctx) => {
+      if (ctx.oidc.params?.grant_type === 'refresh_token') counts.refresh++
+    })
+    provider.on('grant.revoked', () => counts.revoked++)
+  }
   const oidc = provider.callback()
   handler = (req, res) => {
+    if (config.countGrants && req.url === '/test/grants') {
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      return void res.end(JSON.stringify(counts))
+    }
     ownRoutes(provider, req, res)
       .then((handled) => {
         if (!handled) oidc(req, res)
@@ -91,7 +108,8 @@ async function providerConfiguration(issuer) {
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     responseTypes: ['code'], // the authorization code flow only: no implicit or hybrid
-    scopes: ['openid', 'email', 'profile'],
+    scopes: ['openid', 'email', 'profile', ...(config.refreshTokens ? ['offline_access'] : [])],
+    ...refreshTokenConfiguration(),
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture'] },
     // With `true` (oidc-provider's default) an ID token issued next to an access token carries only
     // `sub`, and clients must call userinfo. Most real providers (Google, …) put the profile in the
@@ -122,7 +140,15 @@ async function providerConfiguration(issuer) {
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
     },
     // Explicit lifetimes (the defaults are fine but oidc-provider nags about each one).
-    ttl: { AccessToken: 3600, AuthorizationCode: 60, IdToken: 3600, Interaction: 3600, Session: 86400, Grant: 86400 },
+    ttl: {
+      AccessToken: accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Session: 86400,
+      Grant: 86400,
+      ...(config.refreshTokens ? { RefreshToken: 86400 } : {}),
+    },
     clientBasedCORS: () => false,
     renderError(ctx, out) {
       ctx.type = 'html'
@@ -134,6 +160,21 @@ async function providerConfiguration(issuer) {
       )
     },
   }
+}
+
+/** With `refreshTokens`: a refresh token for every client allowed the grant, rotated or not. */
+function refreshTokenConfiguration() {
+  if (!config.refreshTokens) return {}
+  return {
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: config.rotateRefreshToken ?? false,
+  }
+}
+
+/** Seconds an access token lives: the code grant's and the refresh grant's, when configured. */
+function accessTokenTtl(ctx) {
+  const refreshed = ctx?.oidc?.params?.grant_type === 'refresh_token'
+  return (refreshed ? config.refreshedAccessTokenTtl : config.accessTokenTtl) ?? 3600
 }
 
 /**
