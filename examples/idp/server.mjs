@@ -13,7 +13,8 @@
 // on each refresh; a consumed one used again revokes the grant: reuse detection),
 // accessTokenTtl (seconds, for the code grant's access tokens) and refreshedAccessTokenTtl (for
 // the refresh grant's), and countGrants (GET /test/grants answers {"refresh":n,"revoked":n}: the
-// refresh grants served and the grants revoked so far).
+// refresh grants served and the grants revoked so far), tokenEndpointDelayMs (every token request
+// answered that much later: concurrent clients then overlap).
 //
 // When it listens it prints exactly one line to stdout, `IDP_READY <issuer>`, and runs until
 // SIGTERM/SIGINT. Everything else (oidc-provider notices, errors) goes to stderr.
@@ -73,6 +74,9 @@ async function start() {
     if (config.countGrants && req.url === '/test/grants') {
       res.writeHead(200, { 'Content-Type': 'application/json' })
       return void res.end(JSON.stringify(counts))
+    }
+    if (config.tokenEndpointDelayMs && req.method === 'POST' && req.url === '/token') {
+      return void setTimeout(() => oidc(req, res), config.tokenEndpointDelayMs)
     }
     ownRoutes(provider, req, res)
       .then((handled) => {

@@ -46,6 +46,8 @@ async function start(count: number, idpOptions: { rotateRefreshToken: boolean },
     accessTokenTtl: 30,
     refreshedAccessTokenTtl: 3600,
     countGrants: true,
+    // Every caller arrives while the first refresh is at the provider.
+    tokenEndpointDelayMs: 1500,
   })
   stops.push(() => idp.stop())
   const prefix = redis.prefix('provider-tokens')

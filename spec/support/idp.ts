@@ -60,6 +60,8 @@ export interface StartIdpOptions {
   refreshedAccessTokenTtl?: number
   /** Serve GET /test/grants: `{ refresh, revoked }` counts (read with `grantCounts(idp)`). */
   countGrants?: boolean
+  /** Every token request answered this many ms later, so that concurrent refreshes overlap. */
+  tokenEndpointDelayMs?: number
   /** How long to wait for IDP_READY; default 15 s. */
   timeoutMs?: number
   /** Echo the IdP's stderr (its errors and rejected requests) to ours. */
@@ -93,6 +95,7 @@ export function startIdp(options: StartIdpOptions): Promise<Idp> {
     accessTokenTtl: options.accessTokenTtl,
     refreshedAccessTokenTtl: options.refreshedAccessTokenTtl,
     countGrants: options.countGrants,
+    tokenEndpointDelayMs: options.tokenEndpointDelayMs,
     // If this process dies without calling stop(), the IdP sees its stdin close and exits.
     exitWhenStdinCloses: true,
   }
