@@ -13,7 +13,8 @@
 // on each refresh; a consumed one used again revokes the grant: reuse detection),
 // accessTokenTtl (seconds, for the code grant's access tokens) and refreshedAccessTokenTtl (for
 // the refresh grant's), and countGrants (GET /test/grants answers {"refresh":n,"revoked":n}: the
-// refresh grants served and the grants revoked so far), tokenEndpointDelayMs (every token request
+// refresh grants served and the grants revoked so far; POST /test/revoke-grants revokes every grant
+// a token was issued for, as a user withdrawing consent would), tokenEndpointDelayMs (every token request
 // answered that much later: concurrent clients then overlap).
 //
 // When it listens it prints exactly one line to stdout, `IDP_READY <issuer>`, and runs until
@@ -63,9 +64,13 @@ async function start() {
   }
 
   const counts = { refresh: 0, revoked: 0 }
+  const grantIds = new Set()
   if (config.countGrants) {
     provider.on('grant.success', (ctx) => {
       if (ctx.oidc.params?.grant_type === 'refresh_token') counts.refresh++
+      const { AuthorizationCode: code, RefreshToken: refresh } = ctx.oidc.entities
+      const grantId = code?.grantId ?? refresh?.grantId
+      if (grantId) grantIds.add(grantId)
     })
     provider.on('grant.revoked', () => counts.revoked++)
   }
@@ -74,6 +79,17 @@ async function start() {
     if (config.countGrants && req.url === '/test/grants') {
       res.writeHead(200, { 'Content-Type': 'application/json' })
       return void res.end(JSON.stringify(counts))
+    }
+    if (config.countGrants && req.method === 'POST' && req.url === '/test/revoke-grants') {
+      const revoked = [...grantIds].map((grantId) =>
+        Promise.all([
+          provider.RefreshToken.revokeByGrantId(grantId),
+          provider.AccessToken.revokeByGrantId(grantId),
+          provider.Grant.adapter.destroy(grantId),
+        ]),
+      )
+      grantIds.clear()
+      return void Promise.all(revoked).then(() => res.end())
     }
     if (config.tokenEndpointDelayMs && req.method === 'POST' && req.url === '/token') {
       return void setTimeout(() => oidc(req, res), config.tokenEndpointDelayMs)

@@ -28,7 +28,11 @@ afterAll(async () => {
 })
 
 /** The IdP (with refresh tokens) and `count` app processes on one prefix; `env[i]` added to app i's. */
-async function start(count: number, idpOptions: { rotateRefreshToken: boolean }, env: Array<Record<string, string>> = []) {
+async function start(
+  count: number,
+  idpOptions: { rotateRefreshToken: boolean },
+  env: Array<Record<string, string>> = [],
+) {
   const ports = await Promise.all(Array.from({ length: count }, () => freePort()))
   const idp: Idp = await startIdp({
     clients: [

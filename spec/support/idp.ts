@@ -181,3 +181,9 @@ export async function grantCounts(idp: Idp): Promise<{ refresh: number; revoked:
   if (!res.ok) throw new Error(`GET /test/grants answered ${res.status}: start the IdP with countGrants`)
   return (await res.json()) as { refresh: number; revoked: number }
 }
+
+/** Revokes every grant the IdP issued tokens for (a user withdrawing consent); an IdP started with `countGrants`. */
+export async function revokeGrants(idp: Idp): Promise<void> {
+  const res = await fetch(`${idp.issuer}/test/revoke-grants`, { method: 'POST' })
+  if (!res.ok) throw new Error(`POST /test/revoke-grants answered ${res.status}: start the IdP with countGrants`)
+}
