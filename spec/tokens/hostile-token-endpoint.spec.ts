@@ -1,0 +1,89 @@
+import type { Express } from 'express'
+import { AuthError, oauth2, type AuthRouter } from '../../lib'
+import { serve, type Served } from '../support/app'
+import { Browser } from '../support/browser'
+import {
+  startHostileTokenEndpoint,
+  type HostileTokenEndpoint,
+  type RefreshBehaviour,
+} from '../support/hostile-token-endpoint'
+
+// A token endpoint that is slow, answers too much, answers broken JSON, or quotes the request
+// (refresh token and client secret) in its error: getAccessToken answers ServiceUnavailable within
+// providerTimeout, the stored tokens stay as they were (the next refresh works), the session is not
+// marked failed, and no log entry holds a token, the client secret or the provider's words.
+jest.setTimeout(60_000)
+
+let endpoint: HostileTokenEndpoint
+let served: Served
+
+beforeAll(async () => {
+  endpoint = await startHostileTokenEndpoint()
+  let router: AuthRouter | undefined
+  served = await serve(
+    {
+      providerTimeout: 1000,
+      providers: [
+        oauth2({
+          id: 'plain',
+          clientId: endpoint.clientId,
+          clientSecret: endpoint.clientSecret,
+          authorizationUrl: `${endpoint.origin}/authorize`,
+          tokenUrl: `${endpoint.origin}/token`,
+          profile: () => ({ id: 'alice', name: 'Alice' }),
+          tokens: true,
+        }),
+      ],
+    },
+    {
+      setup: (app: Express) =>
+        app.get('/token', (req, res) => {
+          router!.getAccessToken(req, 'plain').then(
+            (token) => res.json(token),
+            (error: unknown) =>
+              res.status(500).json({ error: error instanceof AuthError ? error.code : String(error) }),
+          )
+        }),
+    },
+  )
+  router = served.router
+})
+
+afterAll(async () => {
+  await served?.close()
+  await endpoint?.stop()
+})
+
+const token = async (browser: Browser) => {
+  const res = await browser.jar.fetch(`${served.origin}/token`)
+  return (await res.json()) as { accessToken?: string; error?: string }
+}
+
+it.each<RefreshBehaviour>(['slow', 'huge', 'malformed', 'quote-request'])(
+  'a token endpoint answering %s changes nothing and logs no secret',
+  async (behaviour) => {
+    const browser = new Browser(served)
+    expect((await browser.signIn('plain')).headers.get('location')).toBe(`${served.origin}/welcome`)
+    const logged = served.logs.length
+    endpoint.refresh = behaviour
+    expect(await token(browser)).toEqual({ error: 'ServiceUnavailable' })
+    expect(await browser.session()).not.toHaveProperty('error')
+    const entries = JSON.stringify(served.logs.slice(logged))
+    for (const secret of [...endpoint.secrets, endpoint.clientSecret, 'you sent']) expect(entries).not.toContain(secret)
+    // The tokens kept are still the ones to refresh: the provider back to normal, it works.
+    endpoint.refresh = 'ok'
+    const refreshed = await token(browser)
+    expect(refreshed.accessToken).toBe(endpoint.secrets.at(-2))
+  },
+)
+
+it('invalid_grant: RefreshAccessTokenError, with the code logged and not the description', async () => {
+  const browser = new Browser(served)
+  expect((await browser.signIn('plain')).headers.get('location')).toBe(`${served.origin}/welcome`)
+  endpoint.refresh = 'invalid_grant'
+  expect(await token(browser)).toEqual({ error: 'RefreshAccessTokenError' })
+  const entry = served.logs.find((e) => e.event === 'tokens.refresh_failed')!
+  expect(entry.message).toMatch(/HTTP 400 \(invalid_grant\)/)
+  for (const secret of endpoint.secrets) expect(JSON.stringify(served.logs)).not.toContain(secret)
+  expect(await browser.session()).toHaveProperty('error', 'RefreshAccessTokenError')
+})
