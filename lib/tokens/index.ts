@@ -82,6 +82,12 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
     const userId = users.get(fingerprint(set)) ?? ''
     if (answer.ok) notify.refreshed(answer.set, userId)
     else if (answer.final) notify.failed(set, userId, answer.reason)
+    else
+      deps.log(
+        'warn',
+        'tokens.warning',
+        `provider ${set.provider}: the refresh failed, the tokens are kept: ${answer.reason}`,
+      )
     return answer
   }
   const shared = vault && redisRefresher({ vault, ring, lockMs: deps.providerTimeout + 5000, exchange })

@@ -41,7 +41,10 @@ beforeAll(async () => {
           router!.getAccessToken(req, 'plain').then(
             (token) => res.json(token),
             (error: unknown) =>
-              res.status(500).json({ error: error instanceof AuthError ? error.code : String(error) }),
+              res.status(500).json({
+                error: error instanceof AuthError ? error.code : String(error),
+                message: (error as Error).message,
+              }),
           )
         }),
     },
@@ -56,7 +59,7 @@ afterAll(async () => {
 
 const token = async (browser: Browser) => {
   const res = await browser.jar.fetch(`${served.origin}/token`)
-  return (await res.json()) as { accessToken?: string; error?: string }
+  return (await res.json()) as { accessToken?: string; error?: string; message?: string }
 }
 
 it.each<RefreshBehaviour>(['slow', 'huge', 'malformed', 'quote-request'])(
@@ -66,9 +69,11 @@ it.each<RefreshBehaviour>(['slow', 'huge', 'malformed', 'quote-request'])(
     expect((await browser.signIn('plain')).headers.get('location')).toBe(`${served.origin}/welcome`)
     const logged = served.logs.length
     endpoint.refresh = behaviour
-    expect(await token(browser)).toEqual({ error: 'ServiceUnavailable' })
+    const failed = await token(browser)
+    expect(failed).toEqual({ error: 'ServiceUnavailable', message: expect.any(String) })
     expect(await browser.session()).not.toHaveProperty('error')
-    const entries = JSON.stringify(served.logs.slice(logged))
+    expect(served.logs.slice(logged).map((entry) => entry.event)).toContain('tokens.warning')
+    const entries = JSON.stringify([served.logs.slice(logged), failed.message])
     for (const secret of [...endpoint.secrets, endpoint.clientSecret, 'you sent']) expect(entries).not.toContain(secret)
     // The tokens kept are still the ones to refresh: the provider back to normal, it works.
     endpoint.refresh = 'ok'
@@ -81,7 +86,7 @@ it('invalid_grant: RefreshAccessTokenError, with the code logged and not the des
   const browser = new Browser(served)
   expect((await browser.signIn('plain')).headers.get('location')).toBe(`${served.origin}/welcome`)
   endpoint.refresh = 'invalid_grant'
-  expect(await token(browser)).toEqual({ error: 'RefreshAccessTokenError' })
+  expect(await token(browser)).toEqual({ error: 'RefreshAccessTokenError', message: expect.any(String) })
   const entry = served.logs.find((e) => e.event === 'tokens.refresh_failed')!
   expect(entry.message).toMatch(/HTTP 400 \(invalid_grant\)/)
   for (const secret of endpoint.secrets) expect(JSON.stringify(served.logs)).not.toContain(secret)
