@@ -18,6 +18,8 @@ export interface HostileTokenEndpoint {
   readonly secrets: string[]
   refreshes: number
   refresh: RefreshBehaviour
+  /** The code grant answers an access token of this many characters (default: a short one). */
+  accessTokenLength: number
   stop(): Promise<void>
 }
 
@@ -30,6 +32,7 @@ export async function startHostileTokenEndpoint(): Promise<HostileTokenEndpoint>
     secrets: [],
     refreshes: 0,
     refresh: 'ok',
+    accessTokenLength: 0,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -54,7 +57,11 @@ export async function startHostileTokenEndpoint(): Promise<HostileTokenEndpoint>
     let body = ''
     for await (const chunk of req) body += String(chunk)
     const form = new URLSearchParams(body)
-    if (form.get('grant_type') !== 'refresh_token') return json(res, 200, tokens())
+    if (form.get('grant_type') !== 'refresh_token')
+      return json(res, 200, {
+        ...tokens(),
+        ...(endpoint.accessTokenLength ? { access_token: 'a'.repeat(endpoint.accessTokenLength) } : {}),
+      })
     endpoint.refreshes++
     endpoint.secrets.push(body)
     switch (endpoint.refresh) {

@@ -92,3 +92,16 @@ it('invalid_grant: RefreshAccessTokenError, with the code logged and not the des
   for (const secret of endpoint.secrets) expect(JSON.stringify(served.logs)).not.toContain(secret)
   expect(await browser.session()).toHaveProperty('error', 'RefreshAccessTokenError')
 })
+
+it('tokens too large for the session cookie: the sign-in fails with an error naming `redis`', async () => {
+  endpoint.accessTokenLength = 12_000
+  try {
+    const browser = new Browser(served)
+    const res = await browser.signIn('plain')
+    expect(res.status).toBe(500)
+    expect(await browser.session()).toEqual({})
+    expect(JSON.stringify(served.logs.slice(-3))).toContain('set `redis`')
+  } finally {
+    endpoint.accessTokenLength = 0
+  }
+})
