@@ -100,6 +100,9 @@ export interface SignInCallbackParams {
 /** true: go on; false: AccessDenied; a string: redirect there; an object: go on with this id/data. */
 export type SignInResult = boolean | string | { userId?: string; data?: Record<string, unknown> }
 
+/** The keys `events` takes. */
+export const EVENT_NAMES = ['signIn', 'signOut', 'session', 'tokenRefreshed', 'tokenRefreshFailed'] as const
+
 export interface Events {
   signIn?: (message: { record: Readonly<SessionRecord> }) => void | Promise<void>
   signOut?: (message: { record: Readonly<SessionRecord> | null }) => void | Promise<void>

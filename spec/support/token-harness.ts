@@ -55,7 +55,7 @@ export async function startTokenApp(
     ...idpOptions,
   })
   const events: TokenApp['events'] = []
-  let router: AuthRouter | undefined
+  const holder: { router?: AuthRouter } = {}
   const served = await serve(
     {
       providers: [
@@ -74,12 +74,12 @@ export async function startTokenApp(
       },
       ...auth,
     },
-    { site, setup: (app) => tokenRoute(app, () => router!) },
+    { site, setup: (app) => tokenRoute(app, () => holder.router!) },
   ).catch(async (error: unknown) => {
     await idp.stop()
     throw error
   })
-  router = served.router
+  holder.router = served.router
   return {
     idp,
     served,

@@ -19,7 +19,7 @@ let served: Served
 
 beforeAll(async () => {
   endpoint = await startHostileTokenEndpoint()
-  let router: AuthRouter | undefined
+  const holder: { router?: AuthRouter } = {}
   served = await serve(
     {
       providerTimeout: 1000,
@@ -38,7 +38,7 @@ beforeAll(async () => {
     {
       setup: (app: Express) =>
         app.get('/token', (req, res) => {
-          router!.getAccessToken(req, 'plain').then(
+          holder.router!.getAccessToken(req, 'plain').then(
             (token) => res.json(token),
             (error: unknown) =>
               res.status(500).json({
@@ -49,7 +49,7 @@ beforeAll(async () => {
         }),
     },
   )
-  router = served.router
+  holder.router = served.router
 })
 
 afterAll(async () => {
