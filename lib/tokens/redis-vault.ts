@@ -153,15 +153,25 @@ function changeListener(redis: RedisRunner, channel: string) {
   let subscribed: Promise<void> | null = null
 
   function listen(): Promise<void> {
-    subscribed ??= new Promise<void>((resolve) => {
-      const subscriber = (redis.client as Redis).duplicate({ lazyConnect: true, enableOfflineQueue: false })
-      subscriber.on('error', () => undefined)
-      subscriber.on('connect', () => (subscriber as unknown as { stream?: { unref?(): void } }).stream?.unref?.())
-      subscriber.on('message', (from: string, ref: string) => {
-        if (from !== channel) return
-        for (const heard of waiting.get(ref) ?? []) heard()
-      })
-      redis.client.once('end', () => subscriber.disconnect())
+    subscribed ??= subscribe()
+    return subscribed
+  }
+
+  /**
+   * A connection that ends (Redis gone, the app's client ended) is not retried by ioredis: the next
+   * wait makes a new one, so nothing of ours keeps reconnecting, nor keeps the process alive.
+   */
+  function subscribe(): Promise<void> {
+    const subscriber = (redis.client as Redis).duplicate({
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      autoResubscribe: false,
+      retryStrategy: () => null,
+      // ioredis 6 speaks RESP3 by default, where messages arrive as pushes; RESP2 as on ioredis 5.
+      // (Spread: 5's option types lack `protocol`.)
+      ...{ protocol: 2 },
+    })
+    const mine = new Promise<void>((resolve) => {
       const give = setTimeout(resolve, 2000)
       give.unref()
       subscriber
@@ -173,7 +183,17 @@ function changeListener(redis: RedisRunner, channel: string) {
         )
         .finally(() => clearTimeout(give))
     })
-    return subscribed
+    subscriber.on('error', () => undefined)
+    subscriber.on('connect', () => (subscriber as unknown as { stream?: { unref?(): void } }).stream?.unref?.())
+    subscriber.on('message', (from: string, ref: string) => {
+      if (from !== channel) return
+      for (const heard of waiting.get(ref) ?? []) heard()
+    })
+    subscriber.once('end', () => {
+      if (subscribed === mine) subscribed = null
+    })
+    redis.client.once('end', () => subscriber.disconnect())
+    return mine
   }
 
   function watch(ref: string): Watch {
