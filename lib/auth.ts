@@ -61,6 +61,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     log: config.log,
     providerTimeout: config.providerTimeout,
     maxAge: config.session.maxAge,
+    maxLifetime: config.session.maxLifetime,
     events: config.events,
   })
   // Every end of a session ends its provider tokens in Redis too.

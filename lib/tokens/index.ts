@@ -44,6 +44,7 @@ export interface TokenDeps {
   readonly log: Log
   readonly providerTimeout: number
   readonly maxAge: number
+  readonly maxLifetime: number
   readonly events: {
     tokenRefreshed?: (message: TokenRefreshMessage) => void | Promise<void>
     tokenRefreshFailed?: (message: TokenRefreshMessage & { reason: string }) => void | Promise<void>
@@ -98,7 +99,10 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
     const set = provider?.tokens ? fromAccount(account) : null
     if (!provider || !set) return undefined
     const sealed = sealTokens(ring, set)
-    if (vault) return `r:${await vault.keep(userId, sealed, fingerprint(set), nowSeconds() + deps.maxAge)}`
+    // Listed for the user as long as a renewed session can live, so that revokeSessions finds them.
+    const now = nowSeconds()
+    if (vault)
+      return `r:${await vault.keep(userId, sealed, fingerprint(set), now + deps.maxAge, now + deps.maxLifetime)}`
     if (sealed.length > INLINE_BUDGET)
       throw new ConfigurationError(
         `the tokens of provider ${provider.id} (${sealed.length} characters sealed) do not fit in the session cookie: set \`redis\` (an ioredis client) so that they are kept in Redis`,

@@ -28,7 +28,8 @@ export interface Watch {
 }
 
 export interface TokenVault {
-  keep(userId: string, sealed: string, fp: string, untilSeconds: number): Promise<string>
+  /** A new set, kept until `untilSeconds` (the session's expiry), listed for its user until `listedUntil`. */
+  keep(userId: string, sealed: string, fp: string, untilSeconds: number, listedUntil?: number): Promise<string>
   read(ref: string): Promise<StoredTokens | null>
   /** Takes the refresh lock for `ms`: the owner's id, or null when another holds it. */
   lock(ref: string, ms: number): Promise<string | null>
@@ -89,10 +90,10 @@ export function redisVault(redis: RedisRunner): TokenVault {
   const now = () => Math.floor(Date.now() / 1000)
 
   return Object.freeze({
-    async keep(userId: string, sealed: string, fp: string, untilSeconds: number) {
+    async keep(userId: string, sealed: string, fp: string, untilSeconds: number, listedUntil = untilSeconds) {
       const ref = randomToken(16)
       await redis.run((client) => client.eval(KEEP, 1, hash(ref), sealed, fp, untilSeconds))
-      await redis.run((client) => client.eval(INDEX, 1, userKey(userId), now(), untilSeconds, ref))
+      await redis.run((client) => client.eval(INDEX, 1, userKey(userId), now(), listedUntil, ref))
       return ref
     },
     async read(ref: string) {
@@ -151,6 +152,8 @@ export function redisVault(redis: RedisRunner): TokenVault {
 function changeListener(redis: RedisRunner, channel: string) {
   const waiting = new Map<string, Set<() => void>>()
   let subscribed: Promise<void> | null = null
+  let current: Redis | null = null
+  let watchingEnd = false
 
   function listen(): Promise<void> {
     subscribed ??= subscribe()
@@ -192,7 +195,10 @@ function changeListener(redis: RedisRunner, channel: string) {
     subscriber.once('end', () => {
       if (subscribed === mine) subscribed = null
     })
-    redis.client.once('end', () => subscriber.disconnect())
+    current = subscriber
+    // Once per vault, not per connection of ours: the app's client ending ends ours.
+    if (!watchingEnd) redis.client.once('end', () => current?.disconnect())
+    watchingEnd = true
     return mine
   }
 
