@@ -52,11 +52,12 @@ export function auth(options?: AuthOptions): AuthRouter {
   }
   const config = resolveConfig(options)
   const server = serverState(config)
-  const { state, redis } = server
+  const { state, redis, tracked } = server
   const oauth = createOAuthRegistry(config.providers, config.log, config.providerTimeout)
   const tokens = providerTokens({
     secrets: config.secrets,
     redis,
+    tracked,
     registry: oauth,
     log: config.log,
     providerTimeout: config.providerTimeout,
@@ -112,7 +113,7 @@ function serverState(config: ResolvedConfig): {
   const { strategy, store } = config.session
   const tracked =
     strategy === 'database' && store === null
-      ? redisTracking(redis, [redis.key('sess', ''), redis.key('idx', '')])
+      ? redisTracking(redis, [redis.key('sess', ''), redis.key('idx', ''), redis.key('tok', '')])
       : null
   return { state: redisState(redis, config.session, tracked), redis, tracked }
 }

@@ -7,6 +7,7 @@ import { boundedCache } from '../util/cache'
 import { refreshGrant } from '../providers/oauth/refresh'
 import type { OAuthRegistry } from '../providers/oauth/registry'
 import type { RedisRunner } from '../store/redis'
+import type { TrackedReads } from '../store/redis/held'
 import { redisRefresher, type Exchanged } from './refresh-redis'
 import { inlineRefresher } from './refresh-inline'
 import { redisVault, type TokenVault } from './redis-vault'
@@ -40,6 +41,8 @@ export interface GetAccessTokenOptions {
 export interface TokenDeps {
   readonly secrets: readonly string[]
   readonly redis: RedisRunner | null
+  /** Redis's client-side caching of the sets' keys (`<prefix>tok:`), when it is on. */
+  readonly tracked: TrackedReads | null
   readonly registry: OAuthRegistry
   readonly log: Log
   readonly providerTimeout: number
@@ -73,7 +76,7 @@ const INLINE_BUDGET = Math.floor(((MAX_CHUNKS * CHUNK_SIZE - 1500) * 3) / 4)
 
 export function providerTokens(deps: TokenDeps): ProviderTokens {
   const ring = keyRing(deps.secrets, 'provider-tokens')
-  const vault = deps.redis && redisVault(deps.redis)
+  const vault = deps.redis && redisVault(deps.redis, deps.tracked)
   // Whose set is being refreshed, for the events (by fingerprint: the set itself is re-read under the lock).
   const users = boundedCache<string, string>(10_000, 5 * 60_000)
   const notify = notifier(deps)

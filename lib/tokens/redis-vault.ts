@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis'
 import { digest } from '../crypto/mac'
 import { randomToken } from '../crypto/random'
-import type { RedisRunner } from '../store/redis'
+import type { RedisClient, RedisRunner } from '../store/redis'
+import type { TrackedReads } from '../store/redis/held'
+import { parseJsonObject } from '../util/json'
 
 /**
  * The provider's tokens of every session, in Redis, shared by every instance. Per session (its
@@ -30,7 +32,11 @@ export interface Watch {
 export interface TokenVault {
   /** A new set, kept until `untilSeconds` (the session's expiry), listed for its user until `listedUntil`. */
   keep(userId: string, sealed: string, fp: string, untilSeconds: number, listedUntil?: number): Promise<string>
-  read(ref: string): Promise<StoredTokens | null>
+  /**
+   * The stored set. From this process's memory when Redis's client-side caching vouches for it
+   * (lib/store/redis/tracking.ts); `fresh`: from Redis itself (what the refresh decides on).
+   */
+  read(ref: string, fresh?: boolean): Promise<StoredTokens | null>
   /** Takes the refresh lock for `ms`: the owner's id, or null when another holds it. */
   lock(ref: string, ms: number): Promise<string | null>
   /** Milliseconds the lock has left (0: none). */
@@ -81,7 +87,10 @@ return 1`
 /** A ref as we issue them (random, base64url): anything else in a record is never sent to Redis. */
 const isRef = (ref: string) => /^[\w-]{22}$/.test(ref)
 
-export function redisVault(redis: RedisRunner): TokenVault {
+/** `tracked`: reads of the sets held in memory while Redis tracks their keys (database sessions in Redis). */
+export function redisVault(redis: RedisRunner, tracked: TrackedReads | null = null): TokenVault {
+  /** A change of `key` by this process: what it held of it is dropped around it. */
+  const change = <T>(key: string, work: () => Promise<T>) => (tracked ? tracked.changing(key, work) : work())
   const hash = (ref: string) => redis.key('tok', `{${ref}}`)
   const lockKey = (ref: string) => redis.key('tok', `{${ref}}`, 'lock')
   const userKey = (userId: string) => redis.key('toku', digest(userId))
@@ -96,10 +105,15 @@ export function redisVault(redis: RedisRunner): TokenVault {
       await redis.run((client) => client.eval(INDEX, 1, userKey(userId), now(), listedUntil, ref))
       return ref
     },
-    async read(ref: string) {
+    async read(ref: string, fresh = false) {
       if (!isRef(ref)) return null
-      const stored = await redis.run((client) => client.hgetall(hash(ref)))
-      const { v, fp, err } = stored
+      const key = hash(ref)
+      // As one string, the form in which tracked reads are held (null: nothing there, never held).
+      const command = (client: RedisClient) =>
+        client.hgetall(key).then((stored) => (stored.v === undefined ? null : JSON.stringify(stored)))
+      const text = await ((fresh ? null : tracked?.read(key, '', command)) ?? redis.run(command))
+      const stored = text === null ? null : parseJsonObject(text)
+      const { v, fp, err } = stored ?? {}
       if (typeof v !== 'string' || typeof fp !== 'string') return null
       return { sealed: v, fp, failed: err === '1' }
     },
@@ -112,8 +126,10 @@ export function redisVault(redis: RedisRunner): TokenVault {
       return Math.max(0, await redis.run((client) => client.pttl(lockKey(ref))))
     },
     async replace(ref: string, fromFp: string, sealed: string, fp: string, owner: string) {
-      const done = await redis.run((client) =>
-        client.eval(REPLACE, 2, hash(ref), lockKey(ref), fromFp, sealed, fp, owner, channel, ref),
+      const done = await change(hash(ref), () =>
+        redis.run((client) =>
+          client.eval(REPLACE, 2, hash(ref), lockKey(ref), fromFp, sealed, fp, owner, channel, ref),
+        ),
       )
       return done === 1
     },

@@ -42,7 +42,8 @@ export function redisRefresher(deps: RedisRefreshDeps) {
   const { vault, ring, lockMs } = deps
   /** Per ref and replaced set, the one run of this process: concurrent callers share it. */
   const running = new Map<string, Promise<Stored | null>>()
-  const read = async (ref: string) => openStored(ring, await vault.read(ref))
+  /** Always from Redis: a refresh is decided on nothing older. */
+  const read = async (ref: string) => openStored(ring, await vault.read(ref, true))
 
   /** Under the lock, with `current` still the stored set: asks the provider, writes the successor. */
   async function refreshHeld(ref: string, current: Stored, owner: string): Promise<Stored | null> {
@@ -93,7 +94,8 @@ export function redisRefresher(deps: RedisRefreshDeps) {
   }
 
   return Object.freeze({
-    read,
+    /** The stored set, from memory when Redis's client-side caching vouches for it. */
+    read: async (ref: string) => openStored(ring, await vault.read(ref)),
     /** The successor of the set `staleFp` of `ref`, refreshed once whatever the concurrency. */
     successor(ref: string, staleFp: string): Promise<Stored | null> {
       const key = `${ref} ${staleFp}`

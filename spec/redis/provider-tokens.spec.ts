@@ -61,6 +61,21 @@ for (const strategy of ['database', 'cookie'] as const) {
   })
 }
 
+it('database sessions: a token still valid is answered from memory, Redis kept current by its client-side caching', async () => {
+  t = await startTokenApp({ redis: client, session: { strategy: 'database' } })
+  const browser = await t.signedIn()
+  const first = (await t.token(browser)).body.accessToken
+  // Read once from Redis after the refresh (this process's own write dropped what it held).
+  expect((await t.token(browser)).body.accessToken).toBe(first)
+  const reads = async () => Number(/cmdstat_hgetall:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0)
+  const before = await reads()
+  for (let i = 0; i < 5; i++) expect((await t.token(browser)).body.accessToken).toBe(first)
+  expect(await reads()).toBe(before)
+  // A change made elsewhere (another instance's refresh) is seen at once: here, the set deleted.
+  for (const key of await tokenKeys()) await client.del(key)
+  expect((await t.token(browser)).status).toBe(404)
+})
+
 it('Redis away: ServiceUnavailable, and no refresh at the provider', async () => {
   // Cookie sessions: the session opens from the cookie (the revocation time is held for 10 s), so
   // only the tokens need Redis.
