@@ -39,8 +39,14 @@ export interface TokenVault {
   read(ref: string, fresh?: boolean): Promise<StoredTokens | null>
   /** Takes the refresh lock for `ms`: the owner's id, or null when another holds it. */
   lock(ref: string, ms: number): Promise<string | null>
-  /** Milliseconds the lock has left (0: none). */
-  lockLeft(ref: string): Promise<number>
+  /** Milliseconds the lock has left (0: none), and whether it stands for a refresh that just failed. */
+  lockState(ref: string): Promise<{ left: number; failed: boolean }>
+  /**
+   * After a failure for now (the provider did not answer usably): the lock (if still `owner`'s)
+   * stays taken for `ms` as a mark of it, and the others are told; they fail at once instead of
+   * asking the provider again one after the other.
+   */
+  failForNow(ref: string, owner: string, ms: number): Promise<void>
   /** Writes the new set only over `fromFp`; releases the lock (if still `owner`'s) and tells the others. */
   replace(ref: string, fromFp: string, sealed: string, fp: string, owner: string): Promise<boolean>
   /** Marks the set `fromFp` as failed for good; releases the lock and tells the others. */
@@ -73,6 +79,12 @@ return 1`
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1`
+
+const FAIL_FOR_NOW = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], 'failed', 'PX', ARGV[2]) end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1`
+
+const LOCK_STATE = `return { redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[1]) }`
 
 const KEEP = `redis.call('HSET', KEYS[1], 'v', ARGV[1], 'fp', ARGV[2])
 redis.call('EXPIREAT', KEYS[1], ARGV[3])
@@ -122,8 +134,13 @@ export function redisVault(redis: RedisRunner, tracked: TrackedReads | null = nu
       const taken = await redis.run((client) => client.set(lockKey(ref), owner, 'PX', ms, 'NX'))
       return taken === 'OK' ? owner : null
     },
-    async lockLeft(ref: string) {
-      return Math.max(0, await redis.run((client) => client.pttl(lockKey(ref))))
+    async lockState(ref: string) {
+      const state = await redis.run((client) => client.eval(LOCK_STATE, 1, lockKey(ref)))
+      const [value, left] = Array.isArray(state) ? (state as unknown[]) : []
+      return { left: typeof left === 'number' ? Math.max(0, left) : 0, failed: value === 'failed' }
+    },
+    async failForNow(ref: string, owner: string, ms: number) {
+      await redis.run((client) => client.eval(FAIL_FOR_NOW, 1, lockKey(ref), owner, ms, channel, ref))
     },
     async replace(ref: string, fromFp: string, sealed: string, fp: string, owner: string) {
       const done = await change(hash(ref), () =>

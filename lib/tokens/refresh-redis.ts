@@ -15,6 +15,9 @@ import { fingerprint, openTokens, sealTokens, type TokenSet } from './token-set'
  * Redis not answering is ServiceUnavailable: nobody refreshes without the lock.
  */
 
+/** How long a refresh that failed for now keeps the others from asking the provider again. */
+const FAILED_FOR_NOW_MS = 2000
+
 export interface Stored {
   readonly set: TokenSet
   readonly fp: string
@@ -48,7 +51,7 @@ export function redisRefresher(deps: RedisRefreshDeps) {
   /** Under the lock, with `current` still the stored set: asks the provider, writes the successor. */
   async function refreshHeld(ref: string, current: Stored, owner: string): Promise<Stored | null> {
     const answer = await deps.exchange(current.set).catch((error: unknown) => {
-      void vault.release(ref, owner).catch(() => undefined)
+      void vault.failForNow(ref, owner, FAILED_FOR_NOW_MS).catch(() => undefined)
       throw error
     })
     if (answer.ok) {
@@ -62,7 +65,7 @@ export function redisRefresher(deps: RedisRefreshDeps) {
       await vault.fail(ref, current.fp, owner)
       return { ...current, failed: true }
     }
-    await vault.release(ref, owner)
+    await vault.failForNow(ref, owner, FAILED_FOR_NOW_MS)
     throw new AuthError('ServiceUnavailable', `the provider's token endpoint could not refresh: ${answer.reason}`)
   }
 
@@ -84,9 +87,10 @@ export function redisRefresher(deps: RedisRefreshDeps) {
           await vault.release(ref, owner)
           return current
         }
-        const left = await vault.lockLeft(ref)
+        const lock = await vault.lockState(ref)
+        if (lock.failed) throw new AuthError('ServiceUnavailable', 'the provider could not refresh moments ago')
         // Woken by the holder's write; else at the lock's end, when it can be taken over.
-        if (left > 0) await watch.wait(Math.min(left + 10, deadline - Date.now()))
+        if (lock.left > 0) await watch.wait(Math.min(lock.left + 10, deadline - Date.now()))
       } finally {
         watch.stop()
       }

@@ -120,3 +120,45 @@ it('never a revoked grant, never a lost successor, never a failed caller', async
     params(0.15),
   )
 })
+
+it('a provider failing for now is asked once: every waiting caller gets ServiceUnavailable', async () => {
+  const prefix = redis.prefix('interleavings-failing')
+  const clients = await Promise.all(
+    [0, 1, 2].map(async () => {
+      const client = redis.client()
+      await untilReady(client)
+      return client
+    }),
+  )
+  try {
+    let asked = 0
+    const failing = async (): Promise<Exchanged> => {
+      asked++
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      return { ok: false, final: false, reason: 'HTTP 503' }
+    }
+    const refreshers = clients.map((client) => {
+      const vault = redisVault(
+        redisRunner(
+          client,
+          prefix,
+          2000,
+          storeHealth(() => undefined, 'Redis'),
+        ),
+      )
+      return { vault, refresher: redisRefresher({ vault, ring, lockMs: LOCK_MS, exchange: failing }) }
+    })
+    const first: TokenSet = { provider: 'idp', accessToken: 'at-0', refreshToken: 'rt-0' }
+    const ref = await refreshers[0]!.vault.keep('user', sealTokens(ring, first), fingerprint(first), 4_000_000_000)
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 9 }, (_, i) => refreshers[i % 3]!.refresher.successor(ref, fingerprint(first))),
+    )
+    expect(asked).toBe(1)
+    expect(
+      outcomes.map((outcome) => outcome.status === 'rejected' && (outcome.reason as { code?: string }).code),
+    ).toEqual(Array(9).fill('ServiceUnavailable'))
+  } finally {
+    await Promise.all(clients.map((client) => client.quit().catch(() => undefined)))
+    await redis.deleteKeys(prefix)
+  }
+})

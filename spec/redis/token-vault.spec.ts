@@ -39,7 +39,8 @@ it('one lock holder; the write names the set it replaces; the waiter is woken by
   const owner = await a.lock(ref, 30_000)
   expect(owner).toEqual(expect.any(String))
   expect(await b.lock(ref, 30_000)).toBeNull()
-  expect(await b.lockLeft(ref)).toBeGreaterThan(20_000)
+  expect(await b.lockState(ref)).toEqual({ left: expect.any(Number), failed: false })
+  expect((await b.lockState(ref)).left).toBeGreaterThan(20_000)
 
   await b.listen()
   const watch = b.watch(ref)
@@ -54,7 +55,25 @@ it('one lock holder; the write names the set it replaces; the waiter is woken by
   watch.stop()
   expect(woken).toBe(true)
   expect(await b.read(ref)).toEqual({ sealed: 'sealed-2', fp: 'fp-2', failed: false })
-  expect(await b.lockLeft(ref)).toBe(0)
+  expect(await b.lockState(ref)).toEqual({ left: 0, failed: false })
+})
+
+it('a refresh that failed for now marks the lock for a moment and wakes the waiters', async () => {
+  const ref = await a.keep('user-3', 'sealed-3', 'fp-3', Math.floor(Date.now() / 1000) + 60)
+  const owner = (await a.lock(ref, 30_000))!
+  await b.listen()
+  const watch = b.watch(ref)
+  let woken = false
+  const waited = watch.wait(30_000).then(() => (woken = true))
+  await a.failForNow(ref, 'not-the-owner', 1000)
+  expect((await b.lockState(ref)).failed).toBe(false)
+  await a.failForNow(ref, owner, 1000)
+  await Promise.race([waited, new Promise((resolve) => setTimeout(resolve, 5000))])
+  watch.stop()
+  expect(woken).toBe(true)
+  expect(await b.lock(ref, 30_000)).toBeNull()
+  expect(await b.lockState(ref)).toEqual({ left: expect.any(Number), failed: true })
+  expect((await b.lockState(ref)).left).toBeLessThanOrEqual(1000)
 })
 
 it('a failure for good is written only over the set it names; forgetting a user spares the kept session', async () => {
