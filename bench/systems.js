@@ -133,6 +133,17 @@ exports.SYSTEMS = [
     setsCookie: true,
   },
   {
+    id: 'eas-access-token',
+    group: PACKAGE,
+    label: 'getAccessToken, token still valid, Redis database session',
+    server: ['package.js', 'tokens'],
+    redis: true,
+    path: '/token',
+    prepare: 'oauthSignIn',
+    expect: 'token',
+    setsCookie: false,
+  },
+  {
     id: 'authjs-session',
     group: AUTHJS,
     label: 'GET /session, JWT session',

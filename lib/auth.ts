@@ -28,6 +28,8 @@ import { indexKey, redisState } from './store/redis-state'
 import { trackedRecords } from './store/redis/records'
 import { redisTracking, type TrackedReads } from './store/redis/tracking'
 import type { ServerState } from './store/types'
+import { providerTokens } from './tokens'
+import { withTokenCleanup } from './tokens/cleanup'
 import { providerUrls } from './urls/provider-urls'
 
 export type AuthRouter = Router & AuthHelpers & DeviceHelpers
@@ -51,8 +53,23 @@ export function auth(options?: AuthOptions): AuthRouter {
   }
   const config = resolveConfig(options)
   const server = serverState(config)
-  const { state, redis } = server
-  const sessions = sessionStore(config, server)
+  const { state, redis, tracked } = server
+  const oauth = createOAuthRegistry(config.providers, config.log, config.providerTimeout)
+  const tokens = providerTokens({
+    secrets: config.secrets,
+    redis,
+    tracked,
+    registry: oauth,
+    log: config.log,
+    providerTimeout: config.providerTimeout,
+    maxAge: config.session.maxAge,
+    maxLifetime: config.session.maxLifetime,
+    events: config.events,
+  })
+  // Every end of a session ends its provider tokens in Redis too.
+  const sessions = tokens.vault
+    ? withTokenCleanup(sessionStore(config, server), tokens.vault)
+    : sessionStore(config, server)
   const email = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
   const svc: Services = Object.freeze({
     config,
@@ -64,7 +81,8 @@ export function auth(options?: AuthOptions): AuthRouter {
     log: config.log,
     userForLog: userForLog(email && { id: email.provider.id, hash: (address) => addressHash(email, address) }),
     providersJson: providersJsonFor(config.providers),
-    oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
+    oauth,
+    tokens,
     email,
     clientLogLimiter: state.limiter('client-log', CLIENT_LOG_ENTRIES_PER_MINUTE, 60),
     languages: config.languages,
@@ -95,7 +113,7 @@ function serverState(config: ResolvedConfig): {
   const { strategy, store } = config.session
   const tracked =
     strategy === 'database' && store === null
-      ? redisTracking(redis, [redis.key('sess', ''), redis.key('idx', '')])
+      ? redisTracking(redis, [redis.key('sess', ''), redis.key('idx', ''), redis.key('tok', '')])
       : null
   return { state: redisState(redis, config.session, tracked), redis, tracked }
 }

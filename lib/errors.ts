@@ -5,7 +5,15 @@
  * Every code is documented in docs/errors.md.
  */
 export type AuthErrorCode =
-  'Configuration' | 'AccessDenied' | 'Verification' | SigninPageCode | 'MissingCSRF' | 'Default' | HttpErrorCode
+  | 'Configuration'
+  | 'AccessDenied'
+  | 'Verification'
+  | SigninPageCode
+  | 'MissingCSRF'
+  | 'Default'
+  | HttpErrorCode
+  /** `getAccessToken`: the provider's tokens could not be refreshed for good (lib/tokens/). */
+  | 'RefreshAccessTokenError'
 
 /** The codes the sign-in page explains itself (`GET /error` sends them there). */
 export const SIGNIN_PAGE_CODES = [
@@ -60,6 +68,7 @@ const STATUS: ReadonlyMap<string, number> = new Map(
     RequestTimeout: 408,
     TooManyRequests: 429,
     ServiceUnavailable: 503,
+    RefreshAccessTokenError: 401,
   } satisfies Record<AuthErrorCode, number>),
 )
 

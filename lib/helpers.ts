@@ -9,6 +9,7 @@ import { errorAnswer, sendError } from './http/error-response'
 import { NO_STORE, sendJson, sendRedirect } from './http/reply'
 import type { Services } from './services'
 import type { SessionCookie } from './session/manager'
+import type { AccessToken, GetAccessTokenOptions } from './tokens'
 import { toRecordView } from './session/record'
 import { clientSession } from './session/shape'
 import { checkKeys, describe } from './util/options'
@@ -87,6 +88,17 @@ export interface AuthHelpers {
    * trusted) is false, as the service's own POSTs refuse it.
    */
   verifyCsrfToken(req: Request, submitted: unknown): boolean
+  /**
+   * A valid access token of the signed-in user at `providerId` (a provider with `tokens: true`):
+   * `{ accessToken, expiresAt, tokenType, scope }`, refreshed first when it expires within
+   * `minValidity` seconds (default 60) or with `refresh: 'force'`; one refresh however many requests
+   * and instances ask. Null when nobody is signed in or the session holds no tokens of that provider.
+   * Rejects with a `RefreshAccessTokenError` AuthError when the provider refused the refresh for good
+   * (the session then says `error: 'RefreshAccessTokenError'`), `ServiceUnavailable` when Redis or
+   * the provider does not answer. Call it before the response is sent: without Redis the refreshed
+   * tokens travel in the session cookie.
+   */
+  getAccessToken(req: Request, providerId: string, options?: GetAccessTokenOptions): Promise<AccessToken | null>
 }
 
 /** `handleOf`: the `listSessions` handle of the session a cookie's token names (lib/session/devices.ts). */
@@ -177,7 +189,34 @@ export function createHelpers(
     svc.log('info', 'signout.everywhere', 'every session of a user was revoked by the app', svc.userForLog(userId))
   }
 
-  return Object.freeze({ getSession, getSessionRecord, requireAuth, revokeSessions })
+  const getAccessToken = accessTokenHelper(svc, serviceOf)
+
+  return Object.freeze({ getSession, getSessionRecord, requireAuth, revokeSessions, getAccessToken })
+}
+
+/** getAccessToken(req, providerId, options): the request's session, and its cookie to save a changed one. */
+function accessTokenHelper(svc: Services, serviceOf: (req: Request) => ReturnType<typeof serviceFor> | null) {
+  const { config } = svc
+  return async function getAccessToken(req: Request, providerId: string, options?: GetAccessTokenOptions) {
+    if (typeof providerId !== 'string') throw new TypeError('getAccessToken(req, providerId): providerId is a string')
+    const service = serviceOf(req)
+    if (service === null) return null
+    const res = req.res && !req.res.headersSent ? req.res : undefined
+    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res }
+    if (!svc.sessions.present(cookie)) return null
+    const record = await svc.sessions.read(cookie)
+    if (!record) return null
+    const save = async (changed: SessionRecord) => {
+      if (!res && config.session.strategy === 'cookie')
+        svc.log(
+          'warn',
+          'tokens.warning',
+          'getAccessToken ran after the response was sent: the session cookie keeps the old tokens',
+        )
+      await svc.sessions.save(cookie, changed)
+    }
+    return svc.tokens.getAccessToken({ record, save }, providerId, options)
+  }
 }
 
 /** The CSRF helpers: the app's own forms carry the service's token (signed double-submit, lib/csrf). */

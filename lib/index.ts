@@ -44,7 +44,9 @@ export type {
   SessionUser,
   SignInCallbackParams,
   SignInResult,
+  TokenRefreshMessage,
 } from './config/types'
+export type { AccessToken, GetAccessTokenOptions } from './tokens'
 export { AuthError, ConfigurationError, type AuthErrorCode } from './errors'
 export { de } from './pages/de'
 export type { Messages } from './pages/messages'

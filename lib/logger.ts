@@ -29,6 +29,9 @@ export type LogEvent =
   | 'signout.provider'
   | 'backchannel_logout'
   | 'backchannel_logout.refused'
+  | 'tokens.refreshed'
+  | 'tokens.refresh_failed'
+  | 'tokens.warning'
 
 export interface LogEntry {
   level: LogLevel

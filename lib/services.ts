@@ -10,6 +10,7 @@ import type { SessionManager } from './session/manager'
 import type { LogoutIndex } from './store/logout-index'
 import type { Limiter } from './store/types'
 import type { FlowKeys } from './sign-in/flow'
+import type { ProviderTokens } from './tokens'
 
 /** Everything `auth()` builds once (lib/auth.ts) and the request handlers share. */
 export interface Services {
@@ -22,6 +23,8 @@ export interface Services {
   /** The `GET /providers` body, built once per service URL. */
   readonly providersJson: (base: BaseUrl) => string
   readonly oauth: OAuthRegistry
+  /** The provider tokens of sessions (`tokens: true`), and getAccessToken. */
+  readonly tokens: ProviderTokens
   /** E-mail sign-in, when an `email()` provider is configured. */
   readonly email: EmailRuntime | null
   readonly flowKeys: FlowKeys

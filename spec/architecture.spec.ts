@@ -16,6 +16,8 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['routes'],
   ['context', 'services'],
   ['sign-in'],
+  // The provider tokens of sessions: captured at sign-in, refreshed for getAccessToken.
+  ['tokens'],
   // The two kinds of provider never import each other; what they share lies below them.
   ['providers/oauth', 'providers/email'],
   ['providers'],

@@ -1,9 +1,11 @@
 // This package, built (dist/lib), mounted the way the README mounts it.
-// Usage: node bench/servers/package.js <default|database|revocation|callback|renewal>
-// With `database` and `revocation`: BENCH_REDIS_URL and BENCH_REDIS_PREFIX name the Redis and the keys.
+// Usage: node bench/servers/package.js <default|database|revocation|callback|renewal|tokens>
+// With `database`, `revocation` and `tokens`: BENCH_REDIS_URL and BENCH_REDIS_PREFIX name the Redis and the keys.
+// `tokens`: database sessions, and a provider `stub` (./oauth-stub.js) with `tokens: true`; GET /token
+// answers getAccessToken(req, 'stub').
 const express = require('express')
 const { auth, email, oauth2 } = require('../../dist/lib')
-const { listen } = require('./listen')
+const { ADDRESS, listen } = require('./listen')
 
 const variant = process.argv[2] ?? 'default'
 const options = {
@@ -25,21 +27,47 @@ const options = {
     email({ from: 'auth@localhost', sendVerificationRequest: ({ url }) => void process.stdout.write(`LINK ${url}\n`) }),
   ],
 }
-if (variant === 'database' || variant === 'revocation') {
+if (variant === 'database' || variant === 'revocation' || variant === 'tokens') {
   // Required here only: the other variants' RSS should not carry a Redis client they never use.
   const Redis = require('ioredis')
   options.redis = new Redis(process.env.BENCH_REDIS_URL)
   options.redisKeyPrefix = process.env.BENCH_REDIS_PREFIX
 }
-if (variant === 'database') options.session = { strategy: 'database' }
+if (variant === 'database' || variant === 'tokens') options.session = { strategy: 'database' }
 // The example of docs/options.md: the client also sees the user id.
 if (variant === 'callback')
   options.callbacks = { session: ({ session, record }) => ({ ...session, userId: record.userId }) }
 // Due for renewal one second after sign-in, and then on every request (the bench keeps the first cookie).
 if (variant === 'renewal') options.session = { maxAge: 3600, updateAge: 1 }
-if (!['default', 'database', 'revocation', 'callback', 'renewal'].includes(variant))
+if (!['default', 'database', 'revocation', 'callback', 'renewal', 'tokens'].includes(variant))
   throw new Error(`unknown variant ${variant}`)
 
-const app = express()
-app.use('/api/auth', auth(options))
-listen(app)
+async function main() {
+  if (variant === 'tokens') {
+    const stub = await require('./oauth-stub').startOAuthStub()
+    options.providers.push(
+      oauth2({
+        id: 'stub',
+        clientId: 'bench',
+        clientSecret: 'bench-secret',
+        authorizationUrl: `${stub}/authorize`,
+        tokenUrl: `${stub}/token`,
+        profile: () => ({ id: 'bench-1', email: ADDRESS }),
+        tokens: true,
+      }),
+    )
+  }
+  const router = auth(options)
+  const app = express()
+  app.use('/api/auth', router)
+  if (variant === 'tokens') {
+    app.get('/token', (req, res) => {
+      router.getAccessToken(req, 'stub').then(
+        (token) => res.json(token),
+        (error) => res.status(error.status ?? 500).json({ error: error.code ?? 'Error' }),
+      )
+    })
+  }
+  listen(app)
+}
+void main()

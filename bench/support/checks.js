@@ -13,6 +13,8 @@ const SHAPES = {
   /** No session: `{}` (NextAuth v4 convention) or `null` (Auth.js v5). */
   'signed-out': (body) => body === null || (isObject(body) && Object.keys(body).length === 0),
   csrf: (body) => isObject(body) && typeof body.csrfToken === 'string' && body.csrfToken.length >= 16,
+  /** getAccessToken's answer: the stub's access token (servers/oauth-stub.js). */
+  token: (body) => isObject(body) && body.accessToken === 'bench-access-token' && typeof body.expiresAt === 'number',
   /** At least the GitHub provider, with its sign-in and callback URLs. */
   providers: (body) =>
     isObject(body) &&

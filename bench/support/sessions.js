@@ -68,6 +68,39 @@ exports.emailSignIn = async ({ origin, server }) => {
   return { cookie: session.join('; ') }
 }
 
+/**
+ * The package through its OAuth provider `stub` (servers/oauth-stub.js), as a browser signs in:
+ * GET /csrf, POST /signin/stub, the stub's authorization redirect, and the callback with the flow
+ * cookie, which sets the session cookie.
+ */
+exports.oauthSignIn = async ({ origin }) => {
+  const base = `${origin}/api/auth`
+  const csrfRes = await fetch(`${base}/csrf`)
+  await expectStatus(csrfRes, 200, 'GET /csrf')
+  const { csrfToken } = await csrfRes.json()
+  const csrfCookie = cookiePairs(csrfRes).join('; ')
+  const started = await fetch(`${base}/signin/stub`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...FORM, cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken, callbackUrl: '/' }),
+  })
+  await expectStatus(started, 302, 'POST /signin/stub')
+  const flowCookie = cookiePairs(started, 'auth.flow.').join('; ')
+  const authorized = await fetch(started.headers.get('location'), { redirect: 'manual' })
+  await expectStatus(authorized, 302, 'the stub authorization')
+  // The service's `url` has no port: the callback is reached at the server's own origin.
+  const back = new URL(authorized.headers.get('location'))
+  const callback = await fetch(`${origin}${back.pathname}${back.search}`, {
+    redirect: 'manual',
+    headers: { cookie: `${csrfCookie}; ${flowCookie}` },
+  })
+  await expectStatus(callback, 302, 'GET /callback/stub')
+  const session = cookiePairs(callback, 'auth.session-token')
+  if (session.length === 0) throw new Error('the OAuth sign-in set no session cookie')
+  return { cookie: session.join('; ') }
+}
+
 /** Auth.js: its default JWT session, encoded with its own `encode`, the secret and the cookie name as salt. */
 exports.authjsJwt = async ({ secret }) => {
   const { encode } = await import('@auth/core/jwt')

@@ -10,6 +10,14 @@
 // true), conformIdTokenClaims (default false), exitWhenStdinCloses (default false) and
 // backchannelLogout (default false: on, the backchannelLogout feature is enabled, for clients that
 // register a backchannel_logout_uri, and its logout calls may go to loopback addresses).
+// Refresh tokens (all opt-in, off by default): refreshTokens (the offline_access scope and a refresh
+// token for every client allowed the refresh_token grant), rotateRefreshToken (a new refresh token
+// on each refresh; a consumed one used again revokes the grant: reuse detection),
+// accessTokenTtl (seconds, for the code grant's access tokens) and refreshedAccessTokenTtl (for
+// the refresh grant's), and countGrants (GET /test/grants answers {"refresh":n,"revoked":n}: the
+// refresh grants served and the grants revoked so far; POST /test/revoke-grants revokes every grant
+// a token was issued for, as a user withdrawing consent would), tokenEndpointDelayMs (every token request
+// answered that much later: concurrent clients then overlap).
 //
 // When it listens it prints exactly one line to stdout, `IDP_READY <issuer>`, and runs until
 // SIGTERM/SIGINT. Everything else (oidc-provider notices, errors) goes to stderr.
@@ -57,8 +65,37 @@ async function start() {
     )
   }
 
+  const counts = { refresh: 0, revoked: 0 }
+  const grantIds = new Set()
+  if (config.countGrants) {
+    provider.on('grant.success', (ctx) => {
+      if (ctx.oidc.params?.grant_type === 'refresh_token') counts.refresh++
+      const { AuthorizationCode: code, RefreshToken: refresh } = ctx.oidc.entities
+      const grantId = code?.grantId ?? refresh?.grantId
+      if (grantId) grantIds.add(grantId)
+    })
+    provider.on('grant.revoked', () => counts.revoked++)
+  }
   const oidc = provider.callback()
   handler = (req, res) => {
+    if (config.countGrants && req.url === '/test/grants') {
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      return void res.end(JSON.stringify(counts))
+    }
+    if (config.countGrants && req.method === 'POST' && req.url === '/test/revoke-grants') {
+      const revoked = [...grantIds].map((grantId) =>
+        Promise.all([
+          provider.RefreshToken.revokeByGrantId(grantId),
+          provider.AccessToken.revokeByGrantId(grantId),
+          provider.Grant.adapter.destroy(grantId),
+        ]),
+      )
+      grantIds.clear()
+      return void Promise.all(revoked).then(() => res.end())
+    }
+    if (config.tokenEndpointDelayMs && req.method === 'POST' && req.url === '/token') {
+      return void setTimeout(() => oidc(req, res), config.tokenEndpointDelayMs)
+    }
     ownRoutes(provider, req, res)
       .then((handled) => {
         if (!handled) oidc(req, res)
@@ -93,7 +130,8 @@ async function providerConfiguration(issuer) {
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     responseTypes: ['code'], // the authorization code flow only: no implicit or hybrid
-    scopes: ['openid', 'email', 'profile'],
+    scopes: ['openid', 'email', 'profile', ...(config.refreshTokens ? ['offline_access'] : [])],
+    ...refreshTokenConfiguration(),
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture'] },
     // With `true` (oidc-provider's default) an ID token issued next to an access token carries only
     // `sub`, and clients must call userinfo. Most real providers (Google, …) put the profile in the
@@ -136,7 +174,15 @@ async function providerConfiguration(issuer) {
         }
       : {}),
     // Explicit lifetimes (the defaults are fine but oidc-provider nags about each one).
-    ttl: { AccessToken: 3600, AuthorizationCode: 60, IdToken: 3600, Interaction: 3600, Session: 86400, Grant: 86400 },
+    ttl: {
+      AccessToken: accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Session: 86400,
+      Grant: 86400,
+      ...(config.refreshTokens ? { RefreshToken: 86400 } : {}),
+    },
     clientBasedCORS: () => false,
     renderError(ctx, out) {
       ctx.type = 'html'
@@ -148,6 +194,21 @@ async function providerConfiguration(issuer) {
       )
     },
   }
+}
+
+/** With `refreshTokens`: a refresh token for every client allowed the grant, rotated or not. */
+function refreshTokenConfiguration() {
+  if (!config.refreshTokens) return {}
+  return {
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: config.rotateRefreshToken ?? false,
+  }
+}
+
+/** Seconds an access token lives: the code grant's and the refresh grant's, when configured. */
+function accessTokenTtl(ctx) {
+  const refreshed = ctx?.oidc?.params?.grant_type === 'refresh_token'
+  return (refreshed ? config.refreshedAccessTokenTtl : config.accessTokenTtl) ?? 3600
 }
 
 /**

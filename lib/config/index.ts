@@ -3,7 +3,7 @@ import { createLog, defaultLogger, isLevelLogger, levelLogger, type Log } from '
 import type { Provider } from '../providers/types'
 import { buildCookieSets, type CookieSet } from './cookies'
 import { parseBaseUrl, type BaseUrl } from '../urls/base-url'
-import type { AuthOptions, Callbacks, Events, Pages } from './types'
+import { EVENT_NAMES, type AuthOptions, type Callbacks, type Events, type Pages } from './types'
 import { isRecord } from '../util/object'
 import type { ExpressSessionStore } from '../store/express-session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
@@ -149,7 +149,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     session,
     redis,
     callbacks: resolveFunctions(options.callbacks, 'callbacks', ['session', 'redirect', 'update', 'signIn']),
-    events: resolveFunctions(options.events, 'events', ['signIn', 'signOut', 'session', 'backchannelLogout']),
+    events: resolveFunctions(options.events, 'events', EVENT_NAMES),
     pages: resolvePages(options.pages),
     cookies: buildCookieSets(cookies, dangerous, (message) => log('warn', 'config.warning', message), base?.secure),
     trustedOrigins: resolveOrigins(options.trustedOrigins, 'trustedOrigins'),

@@ -36,6 +36,13 @@ export interface SessionRecord {
   expiresAt: number
   /** The id of the provider the user signed in with (`'github'`, `'email'`); absent in sessions sealed before it was recorded. */
   provider?: string
+  /**
+   * Where the provider's tokens of this session are kept (lib/tokens/): a reference to them in Redis,
+   * or them sealed under their own key. Never shown to the app's callbacks or the client.
+   */
+  tokens?: string
+  /** The provider's tokens could not be refreshed for good: the client session says `error: 'RefreshAccessTokenError'`. */
+  tokenError?: true
 }
 
 /**
@@ -98,6 +105,16 @@ export interface SignInCallbackParams {
 /** true: go on; false: AccessDenied; a string: redirect there; an object: go on with this id/data. */
 export type SignInResult = boolean | string | { userId?: string; data?: Record<string, unknown> }
 
+/** The keys `events` takes. */
+export const EVENT_NAMES = [
+  'signIn',
+  'signOut',
+  'session',
+  'backchannelLogout',
+  'tokenRefreshed',
+  'tokenRefreshFailed',
+] as const
+
 export interface Events {
   signIn?: (message: { record: Readonly<SessionRecord> }) => void | Promise<void>
   signOut?: (message: { record: Readonly<SessionRecord> | null }) => void | Promise<void>
@@ -107,6 +124,18 @@ export interface Events {
    * users its session, or its subject, signed in; none when it had signed in nobody we know).
    */
   backchannelLogout?: (message: { provider: string; userIds: readonly string[] }) => void | Promise<void>
+  /** `getAccessToken` refreshed a provider's tokens (never the tokens themselves). */
+  tokenRefreshed?: (message: TokenRefreshMessage) => void | Promise<void>
+  /** A refresh failed for good (`invalid_grant`, revoked consent): `getAccessToken` rejects with RefreshAccessTokenError. */
+  tokenRefreshFailed?: (message: TokenRefreshMessage & { reason: string }) => void | Promise<void>
+}
+
+/** What the token events say: whose tokens, of which provider, and until when the new access token is valid. */
+export interface TokenRefreshMessage {
+  userId: string
+  provider: string
+  /** Seconds since the epoch; null when the provider gave no expiry (or for a failure). */
+  expiresAt: number | null
 }
 
 export interface Pages {

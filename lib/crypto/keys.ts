@@ -14,6 +14,7 @@ export type KeyPurpose =
   | 'email-address'
   | 'email-typed'
   | 'logout-hint'
+  | 'provider-tokens'
 
 const SALT = 'express-auth-service'
 

@@ -46,6 +46,8 @@ interface OAuthBase extends ProviderInfo {
   readonly type: 'oauth'
   readonly checks: readonly OAuthCheck[]
   readonly profile?: ProfileMapper
+  /** Keep the provider's tokens with the session, for `getAccessToken` (lib/tokens/). */
+  readonly tokens?: true
 }
 
 /** Any Passport strategy built on passport-oauth2 (GitHub, Google, …). */

@@ -16,6 +16,8 @@ export interface NewSession {
   user: SessionUser
   data?: Record<string, unknown>
   provider?: string
+  /** Where the provider's tokens are (lib/tokens/). */
+  tokens?: string
 }
 
 /** A new session for the same sign-in as `record` (same user, data and provider). */

@@ -15,6 +15,9 @@ export function toClaims(record: SessionRecord): Record<string, unknown> {
   }
   if (record.data !== undefined) claims.data = record.data
   if (record.provider !== undefined) claims.provider = record.provider
+  // The provider's tokens (lib/tokens/): their reference in Redis, or them sealed under their own key.
+  if (record.tokens !== undefined) claims.tok = record.tokens
+  if (record.tokenError) claims.tok_err = true
   return claims
 }
 
@@ -28,7 +31,7 @@ export function fromClaims(
   maxLifetime: number,
 ): SessionRecord | null {
   if (!claims) return null
-  const { sub, user, data, iat, exp, auth_time: createdAt, provider } = claims
+  const { sub, user, data, iat, exp, auth_time: createdAt, provider, tok, tok_err: tokenError } = claims
   if (
     typeof sub !== 'string' ||
     sub === '' ||
@@ -42,9 +45,13 @@ export function fromClaims(
   if (!parsedUser) return null
   if (data !== undefined && !isRecord(data)) return null
   if (provider !== undefined && (typeof provider !== 'string' || provider === '')) return null
+  if (tok !== undefined && (typeof tok !== 'string' || tok === '')) return null
+  if (tokenError !== undefined && tokenError !== true) return null
   const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
   if (data !== undefined) record.data = data
   if (provider !== undefined) record.provider = provider
+  if (tok !== undefined) record.tokens = tok
+  if (tokenError === true) record.tokenError = true
   return record
 }
 

@@ -4,10 +4,13 @@ import { isRecord, kindOf } from '../util/object'
 
 /** The default client-safe object: the user's name, e-mail and picture, and the expiry. Nothing else. */
 export function defaultSession(record: SessionRecord): Session {
-  return {
+  const session: Session = {
     user: { name: record.user.name ?? null, email: record.user.email ?? null, image: record.user.image ?? null },
     expires: new Date(record.expiresAt * 1000).toISOString(),
   }
+  // NextAuth's convention for provider tokens that could not be refreshed; nothing else of them.
+  if (record.tokenError) session.error = 'RefreshAccessTokenError'
+  return session
 }
 
 /**
@@ -23,7 +26,9 @@ export async function clientSession(
 ): Promise<Session | null> {
   const session = defaultSession(record)
   if (!callbacks.session) return session
-  const shaped: unknown = await callbacks.session({ session, record, trigger, newData })
+  // The callback sees whether the tokens failed (`tokenError`), never where they are (`tokens`).
+  const { tokens: _where, ...visible } = record
+  const shaped: unknown = await callbacks.session({ session, record: visible, trigger, newData })
   if (isRecord(shaped)) return shaped as Session
   log(
     'error',

@@ -29,11 +29,14 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
 
   const userId = decision.userId ?? `${account.provider}:${user.id}`
   await input.beforeSession?.(userId)
+  // The provider's tokens, when it keeps them (`tokens: true`): in Redis, or sealed in the session.
+  const tokens = await svc.tokens.capture(account, userId)
   const record = await svc.sessions.create(ctx.sessionCookie(), {
     userId,
     user: { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null },
     ...(decision.data ? { data: decision.data } : {}),
     provider: account.provider,
+    ...(tokens === undefined ? {} : { tokens }),
   })
   renewCsrf(ctx, input.flowId)
   svc.log('info', 'session.created', 'signed in', {

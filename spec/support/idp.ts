@@ -55,6 +55,18 @@ export interface StartIdpOptions {
    * `backchannel_logout_uri`), and its server may call loopback addresses.
    */
   backchannelLogout?: boolean
+  /** Refresh tokens (offline_access) for clients allowed the refresh_token grant. Default false. */
+  refreshTokens?: boolean
+  /** A new refresh token on each refresh, reuse of a consumed one revoking the grant. Default false. */
+  rotateRefreshToken?: boolean
+  /** Seconds the code grant's access tokens live (default 3600). */
+  accessTokenTtl?: number
+  /** Seconds the refresh grant's access tokens live (default 3600). */
+  refreshedAccessTokenTtl?: number
+  /** Serve GET /test/grants: `{ refresh, revoked }` counts (read with `grantCounts(idp)`). */
+  countGrants?: boolean
+  /** Every token request answered this many ms later, so that concurrent refreshes overlap. */
+  tokenEndpointDelayMs?: number
   /** How long to wait for IDP_READY; default 15 s. */
   timeoutMs?: number
   /** Echo the IdP's stderr (its errors and rejected requests) to ours. */
@@ -84,6 +96,12 @@ export function startIdp(options: StartIdpOptions): Promise<Idp> {
     requirePkce: options.requirePkce,
     conformIdTokenClaims: options.conformIdTokenClaims,
     backchannelLogout: options.backchannelLogout,
+    refreshTokens: options.refreshTokens,
+    rotateRefreshToken: options.rotateRefreshToken,
+    accessTokenTtl: options.accessTokenTtl,
+    refreshedAccessTokenTtl: options.refreshedAccessTokenTtl,
+    countGrants: options.countGrants,
+    tokenEndpointDelayMs: options.tokenEndpointDelayMs,
     // If this process dies without calling stop(), the IdP sees its stdin close and exits.
     exitWhenStdinCloses: true,
   }
@@ -161,4 +179,17 @@ function installExitHook(): void {
   process.once('exit', () => {
     for (const child of running) child.kill('SIGKILL')
   })
+}
+
+/** The refresh grants the IdP served and the grants it revoked so far (an IdP started with `countGrants`). */
+export async function grantCounts(idp: Idp): Promise<{ refresh: number; revoked: number }> {
+  const res = await fetch(`${idp.issuer}/test/grants`)
+  if (!res.ok) throw new Error(`GET /test/grants answered ${res.status}: start the IdP with countGrants`)
+  return (await res.json()) as { refresh: number; revoked: number }
+}
+
+/** Revokes every grant the IdP issued tokens for (a user withdrawing consent); an IdP started with `countGrants`. */
+export async function revokeGrants(idp: Idp): Promise<void> {
+  const res = await fetch(`${idp.issuer}/test/revoke-grants`, { method: 'POST' })
+  if (!res.ok) throw new Error(`POST /test/revoke-grants answered ${res.status}: start the IdP with countGrants`)
 }

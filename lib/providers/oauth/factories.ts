@@ -21,6 +21,11 @@ interface CommonOptions {
   checks?: readonly OAuthCheck[]
   /** Maps what the provider says about the user to `{ id, name, email, image }`. */
   profile?: ProfileMapper
+  /**
+   * Keep the provider's tokens (access, refresh, ID token) with the session, for
+   * `getAccessToken(req, id)`. Default false: nothing is kept that the app does not need.
+   */
+  tokens?: boolean
 }
 
 /** `passportStrategy()`: any Passport strategy built on passport-oauth2. */
@@ -59,7 +64,7 @@ export interface OidcOptions extends CommonOptions {
   endSessionUrl?: string
 }
 
-const COMMON_KEYS = ['id', 'name', 'checks', 'profile'] as const
+const COMMON_KEYS = ['id', 'name', 'checks', 'profile', 'tokens'] as const
 const STRATEGY_KEYS = [...COMMON_KEYS, 'strategy', 'options']
 const OAUTH2_KEYS = [...COMMON_KEYS, 'clientId', 'clientSecret', 'authorizationUrl', 'tokenUrl', 'userinfoUrl', 'scope']
 const OIDC_KEYS = [...COMMON_KEYS, 'issuer', 'clientId', 'clientSecret', 'scope', 'logout', 'endSessionUrl']
@@ -165,12 +170,17 @@ function common(options: CommonOptions, isOidc: boolean) {
     throw new ConfigurationError(
       `\`${where}.profile\` must be a function mapping the profile to { id, name, email, image }; got ${describe(options.profile)}`,
     )
+  if (options.tokens !== undefined && typeof options.tokens !== 'boolean')
+    throw new ConfigurationError(
+      `\`${where}.tokens\` must be true (keep the provider's tokens for getAccessToken) or false; got ${describe(options.tokens)}`,
+    )
   return {
     id: options.id,
     name: name ?? options.id,
     type: 'oauth' as const,
     checks: Object.freeze([...(checks as readonly OAuthCheck[])]),
     ...(options.profile ? { profile: options.profile } : {}),
+    ...(options.tokens === true ? { tokens: true as const } : {}),
   }
 }
 

@@ -246,7 +246,23 @@ describe('provider factories: unknown options are refused, with the option meant
 
   it('lists the known options when no key is near', () => {
     expect(messageOf(() => factories.oidc({ somethingElse: true }))).toBe(
-      'Unknown option `providers["idp"].somethingElse`. Known options: id, name, checks, profile, issuer, clientId, clientSecret, scope, logout, endSessionUrl.',
+      'Unknown option `providers["idp"].somethingElse`. Known options: id, name, checks, profile, tokens, issuer, clientId, clientSecret, scope, logout, endSessionUrl.',
+    )
+  })
+
+  it('takes tokens: true (keep the provider tokens) and refuses anything but a boolean', () => {
+    expect(
+      oidc({ id: 'idp', issuer: 'https://idp.example', clientId: 'a', clientSecret: 'b', tokens: true }).tokens,
+    ).toBe(true)
+    expect(
+      oidc({ id: 'idp', issuer: 'https://idp.example', clientId: 'a', clientSecret: 'b', tokens: false }),
+    ).not.toHaveProperty('tokens')
+    expect(
+      messageOf(() =>
+        oidc({ id: 'idp', issuer: 'https://idp.example', clientId: 'a', clientSecret: 'b', tokens: 'yes' as never }),
+      ),
+    ).toBe(
+      '`providers["idp"].tokens` must be true (keep the provider\'s tokens for getAccessToken) or false; got "yes"',
     )
   })
 

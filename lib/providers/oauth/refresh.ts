@@ -1,0 +1,84 @@
+import { errorText, outsideText } from '../../logger'
+import { parseJsonObject } from '../../util/json'
+import { verifyIdToken } from './id-token'
+import { toTokens } from './profile'
+import type { OAuthRegistry, OAuthRuntime } from './registry'
+import type { OAuthTokens } from '../types'
+
+/**
+ * The refresh_token grant (RFC 6749 section 6) at a provider's token endpoint, through the
+ * strategy's own passport-oauth2 client: the same endpoint, client authentication, deadline
+ * (`providerTimeout`) and size cap (./deadline.ts) as the sign-in's token request.
+ */
+
+export type Refreshed =
+  | { ok: true; tokens: OAuthTokens; dropped?: string }
+  /** `final`: the grant is gone (invalid_grant): asking again cannot help. */
+  | { ok: false; final: boolean; reason: string }
+
+type TokenCallback = (error: unknown, accessToken?: unknown, refreshToken?: unknown, params?: unknown) => void
+interface OAuth2Client {
+  getOAuthAccessToken(code: string, params: Record<string, string>, callback: TokenCallback): void
+}
+
+/** An access token longer than this is not one: a provider that answers so is broken or hostile. */
+const MAX_TOKEN_CHARS = 16 * 1024
+
+export async function refreshGrant(
+  registry: OAuthRegistry,
+  runtime: OAuthRuntime,
+  refreshToken: string,
+): Promise<Refreshed> {
+  const ready = await runtime.ready()
+  if (!ready) return { ok: false, final: false, reason: 'the provider could not be set up (see the discovery error)' }
+  const strategy = (registry.passport as unknown as { _strategy(name: string): unknown })._strategy(runtime.provider.id)
+  const client = (strategy as { _oauth2?: OAuth2Client } | undefined)?._oauth2
+  if (typeof client?.getOAuthAccessToken !== 'function')
+    return { ok: false, final: false, reason: 'the strategy has no passport-oauth2 client' }
+  const answer = await new Promise<{ error: unknown; access?: unknown; refresh?: unknown; params?: unknown }>(
+    (resolve) => {
+      try {
+        client.getOAuthAccessToken(refreshToken, { grant_type: 'refresh_token' }, (error, access, refresh, params) =>
+          resolve({ error, access, refresh, params }),
+        )
+      } catch (error) {
+        resolve({ error })
+      }
+    },
+  )
+  if (answer.error) return failure(answer.error)
+  const { access, refresh, params } = answer
+  if (typeof access !== 'string' || access === '' || access.length > MAX_TOKEN_CHARS)
+    return { ok: false, final: false, reason: 'the token endpoint answered without a usable access token' }
+  const tokens = toTokens(access, typeof refresh === 'string' && refresh !== '' ? refresh : undefined, params)
+  const { provider } = runtime
+  if (tokens.id_token === undefined || !ready.oidc || provider.protocol !== 'oidc') return { ok: true, tokens }
+  // A new ID token is kept only when it verifies; the rest of the answer is kept all the same (with
+  // rotation its refresh token is the only one left).
+  const verified = await verifyIdToken(
+    tokens.id_token,
+    { issuer: ready.oidc.metadata.issuer, clientId: provider.clientId },
+    ready.oidc.jwks,
+  )
+  if (verified.ok) return { ok: true, tokens }
+  delete tokens.id_token
+  return { ok: true, tokens, dropped: `its new ID token was not kept: ${verified.reason}` }
+}
+
+/**
+ * A log-safe reason, and whether it is final. Only the OAuth error code of the provider's answer is
+ * read (an error_description may quote the request back, refresh token and client secret included).
+ */
+function failure(error: unknown): Refreshed {
+  const answer = error as { statusCode?: unknown; data?: unknown; message?: unknown }
+  if (typeof answer.statusCode === 'number') {
+    const body = typeof answer.data === 'string' ? parseJsonObject(answer.data.slice(0, 65536)) : null
+    const code = typeof body?.error === 'string' && /^[\w.-]{1,64}$/.test(body.error) ? body.error : undefined
+    return {
+      ok: false,
+      final: code === 'invalid_grant',
+      reason: `the token endpoint answered HTTP ${answer.statusCode}${code ? ` (${code})` : ''}`,
+    }
+  }
+  return { ok: false, final: false, reason: `the token request failed: ${outsideText(errorText(error))}` }
+}

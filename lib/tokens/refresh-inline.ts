@@ -1,0 +1,38 @@
+import { boundedCache } from '../util/cache'
+import type { Exchanged } from './refresh-redis'
+import { fingerprint, type TokenSet } from './token-set'
+
+/**
+ * Without Redis (one process): the tokens travel sealed in the session itself, so a request that
+ * read the session before a refresh (another tab, a request in flight) still holds the old set.
+ * Concurrent refreshes of one set share one exchange; afterwards its successor is remembered for
+ * GRACE_MS, and a caller bringing the old set gets it instead of spending the old refresh token.
+ */
+export const GRACE_MS = 30_000
+
+export function inlineRefresher(exchange: (set: TokenSet) => Promise<Exchanged>) {
+  const running = new Map<string, Promise<Exchanged>>()
+  const successors = boundedCache<string, Exchanged & { ok: true }>(10_000, GRACE_MS)
+  /** Failed for good: the old set must not be tried again either (a copy of the session would). */
+  const failures = boundedCache<string, Exchanged & { ok: false }>(10_000, GRACE_MS)
+
+  return Object.freeze({
+    successor(set: TokenSet): Promise<Exchanged> {
+      const fp = fingerprint(set)
+      const known = successors.get(fp) ?? failures.get(fp)
+      if (known) return Promise.resolve(known)
+      let run = running.get(fp)
+      if (!run) {
+        run = exchange(set)
+          .then((answer) => {
+            if (answer.ok) successors.set(fp, answer)
+            else if (answer.final) failures.set(fp, answer)
+            return answer
+          })
+          .finally(() => running.delete(fp))
+        running.set(fp, run)
+      }
+      return run
+    },
+  })
+}

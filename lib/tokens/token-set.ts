@@ -1,0 +1,106 @@
+import { open, seal } from '../crypto/jwe'
+import type { KeyRing } from '../crypto/keys'
+import { digest } from '../crypto/mac'
+import type { OAuthTokens } from '../providers/types'
+
+/** A provider's tokens as the package keeps them for one session. */
+export interface TokenSet {
+  readonly provider: string
+  readonly accessToken: string
+  readonly refreshToken?: string
+  readonly idToken?: string
+  /** Seconds since the epoch; absent when the provider gave no expiry (GitHub's OAuth apps). */
+  readonly expiresAt?: number
+  readonly tokenType?: string
+  readonly scope?: string
+}
+
+/** What `getAccessToken` resolves to: never the refresh or ID token. */
+export interface AccessToken {
+  readonly accessToken: string
+  /** Seconds since the epoch; null when the provider gave no expiry. */
+  readonly expiresAt: number | null
+  readonly tokenType: string
+  readonly scope: string | null
+}
+
+/** The token endpoint's answer as a set; `previous` gives what the answer left out (a refresh without a new refresh or ID token). */
+export function toTokenSet(provider: string, tokens: OAuthTokens, previous?: TokenSet): TokenSet {
+  const refreshToken = tokens.refresh_token ?? previous?.refreshToken
+  const idToken = tokens.id_token ?? previous?.idToken
+  const scope = tokens.scope ?? previous?.scope
+  return Object.freeze({
+    provider,
+    accessToken: tokens.access_token,
+    ...(refreshToken === undefined ? {} : { refreshToken }),
+    ...(idToken === undefined ? {} : { idToken }),
+    ...(tokens.expires_at === undefined ? {} : { expiresAt: tokens.expires_at }),
+    ...(tokens.token_type === undefined ? {} : { tokenType: tokens.token_type }),
+    ...(scope === undefined ? {} : { scope }),
+  })
+}
+
+export function toAccessToken(set: TokenSet): AccessToken {
+  return Object.freeze({
+    accessToken: set.accessToken,
+    expiresAt: set.expiresAt ?? null,
+    tokenType: set.tokenType ?? 'Bearer',
+    scope: set.scope ?? null,
+  })
+}
+
+/**
+ * Which set this is, for the compare-and-write: a SHA-256 over its access and refresh tokens (both
+ * random values of the provider's, so the hash tells nothing about them), the same whatever secret
+ * seals the set.
+ */
+export function fingerprint(set: TokenSet): string {
+  return digest(`${set.accessToken.length}:${set.accessToken}${set.refreshToken ?? ''}`)
+}
+
+/** Sealed under the provider-tokens key: a dump of Redis (or a session store) does not show them. */
+export function sealTokens(ring: KeyRing, set: TokenSet): string {
+  return seal(ring.current, {
+    p: set.provider,
+    at: set.accessToken,
+    rt: set.refreshToken,
+    it: set.idToken,
+    exp: set.expiresAt,
+    tt: set.tokenType,
+    sc: set.scope,
+  })
+}
+
+const optionalText = (value: unknown) => value === undefined || (typeof value === 'string' && value !== '')
+
+/** The set sealed in `sealed`, or null for anything that does not open to one. */
+export function openTokens(ring: KeyRing, sealed: unknown): TokenSet | null {
+  const claims = open(ring, sealed)
+  if (!claims) return null
+  const { p, at, rt, it, exp, tt, sc } = claims
+  if (typeof p !== 'string' || typeof at !== 'string' || at === '') return null
+  if (![rt, it, tt, sc].every(optionalText)) return null
+  if (exp !== undefined && (typeof exp !== 'number' || !Number.isFinite(exp))) return null
+  return toTokenSet(p, {
+    access_token: at,
+    ...(rt === undefined ? {} : { refresh_token: rt as string }),
+    ...(it === undefined ? {} : { id_token: it as string }),
+    ...(exp === undefined ? {} : { expires_at: exp }),
+    ...(tt === undefined ? {} : { token_type: tt as string }),
+    ...(sc === undefined ? {} : { scope: sc as string }),
+  })
+}
+
+/** The set of a sign-in's account (its token response, lib/providers/oauth/profile.ts), or null without an access token. */
+export function fromAccount(account: { provider: string; [field: string]: unknown }): TokenSet | null {
+  const { access_token: at, refresh_token: rt, id_token: it, expires_at: exp, token_type: tt, scope: sc } = account
+  if (typeof at !== 'string' || at === '') return null
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+  const tokens: OAuthTokens = { access_token: at }
+  if (text(rt)) tokens.refresh_token = text(rt)
+  if (text(it)) tokens.id_token = text(it)
+  if (typeof exp === 'number' && Number.isFinite(exp)) tokens.expires_at = exp
+  if (text(tt)) tokens.token_type = text(tt)
+  if (text(sc)) tokens.scope = text(sc)
+  return toTokenSet(account.provider, tokens)
+}

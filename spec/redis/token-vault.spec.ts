@@ -1,0 +1,91 @@
+import { redisRunner } from '../../lib/store/redis'
+import { storeHealth } from '../../lib/store/health'
+import { redisVault, type TokenVault } from '../../lib/tokens/redis-vault'
+import { sharedRedis, untilReady, type SharedRedis } from '../support/redis'
+
+// The Redis side of the single refresh, as two instances see it: the lock is one holder's, the
+// compare-and-write writes only over the set it names, and a waiting instance is woken by the
+// holder's write (published), not by its own deadline.
+let redis: SharedRedis
+let prefix: string
+let a: TokenVault
+let b: TokenVault
+
+beforeAll(async () => {
+  redis = await sharedRedis()
+  prefix = redis.prefix('token-vault')
+  const vault = async () => {
+    const client = redis.client()
+    await untilReady(client)
+    return redisVault(
+      redisRunner(
+        client,
+        prefix,
+        2000,
+        storeHealth(() => undefined, 'Redis'),
+      ),
+    )
+  }
+  ;[a, b] = await Promise.all([vault(), vault()])
+})
+
+afterAll(async () => {
+  await redis?.deleteKeys(prefix)
+  await redis?.close()
+})
+
+it('one lock holder; the write names the set it replaces; the waiter is woken by the write', async () => {
+  const ref = await a.keep('user-1', 'sealed-1', 'fp-1', Math.floor(Date.now() / 1000) + 60)
+  const owner = await a.lock(ref, 30_000)
+  expect(owner).toEqual(expect.any(String))
+  expect(await b.lock(ref, 30_000)).toBeNull()
+  expect(await b.lockState(ref)).toEqual({ left: expect.any(Number), failed: false })
+  expect((await b.lockState(ref)).left).toBeGreaterThan(20_000)
+
+  await b.listen()
+  const watch = b.watch(ref)
+  let woken = false
+  const waited = watch.wait(30_000).then(() => (woken = true))
+  expect(await a.replace(ref, 'fp-other', 'sealed-x', 'fp-x', owner!)).toBe(false)
+  expect(await b.read(ref)).toEqual({ sealed: 'sealed-1', fp: 'fp-1', failed: false })
+  expect(woken).toBe(false)
+  expect(await a.replace(ref, 'fp-1', 'sealed-2', 'fp-2', owner!)).toBe(true)
+  // Well before the 30 s the wait would otherwise last: the write was heard.
+  await Promise.race([waited, new Promise((resolve) => setTimeout(resolve, 5000))])
+  watch.stop()
+  expect(woken).toBe(true)
+  expect(await b.read(ref)).toEqual({ sealed: 'sealed-2', fp: 'fp-2', failed: false })
+  expect(await b.lockState(ref)).toEqual({ left: 0, failed: false })
+})
+
+it('a refresh that failed for now marks the lock for a moment and wakes the waiters', async () => {
+  const ref = await a.keep('user-3', 'sealed-3', 'fp-3', Math.floor(Date.now() / 1000) + 60)
+  const owner = (await a.lock(ref, 30_000))!
+  await b.listen()
+  const watch = b.watch(ref)
+  let woken = false
+  const waited = watch.wait(30_000).then(() => (woken = true))
+  await a.failForNow(ref, 'not-the-owner', 1000)
+  expect((await b.lockState(ref)).failed).toBe(false)
+  await a.failForNow(ref, owner, 1000)
+  await Promise.race([waited, new Promise((resolve) => setTimeout(resolve, 5000))])
+  watch.stop()
+  expect(woken).toBe(true)
+  expect(await b.lock(ref, 30_000)).toBeNull()
+  expect(await b.lockState(ref)).toEqual({ left: expect.any(Number), failed: true })
+  expect((await b.lockState(ref)).left).toBeLessThanOrEqual(1000)
+})
+
+it('a failure for good is written only over the set it names; forgetting a user spares the kept session', async () => {
+  const until = Math.floor(Date.now() / 1000) + 60
+  const kept = await a.keep('user-2', 'sealed-k', 'fp-k', until)
+  const gone = await a.keep('user-2', 'sealed-g', 'fp-g', until)
+  const owner = (await a.lock(gone, 10_000))!
+  expect(await a.fail(gone, 'fp-other', owner)).toBe(false)
+  expect(await a.fail(gone, 'fp-g', owner)).toBe(true)
+  expect(await b.read(gone)).toEqual({ sealed: 'sealed-g', fp: 'fp-g', failed: true })
+  await b.forgetUser('user-2', kept)
+  expect(await a.read(gone)).toBeNull()
+  expect(await a.read(kept)).toEqual({ sealed: 'sealed-k', fp: 'fp-k', failed: false })
+  expect(await a.read('not a ref')).toBeNull()
+})

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+/**
+ * A plain OAuth 2 provider (for oauth2()) whose token endpoint misbehaves on refresh, on purpose:
+ * authorization redirects straight back with a code; the code grant answers an access token that
+ * is already due for refresh (10 s) and a refresh token; the refresh grant answers as `refresh` says.
+ * Every token and the client secret are random, for the specs to look for in logs.
+ */
+export type RefreshBehaviour = 'ok' | 'slow' | 'huge' | 'malformed' | 'quote-request' | 'invalid_grant'
+
+export interface HostileTokenEndpoint {
+  readonly origin: string
+  readonly clientId: string
+  readonly clientSecret: string
+  /** Every token it handed out, and the bodies of the refresh requests it got. */
+  readonly secrets: string[]
+  refreshes: number
+  refresh: RefreshBehaviour
+  /** The code grant answers an access token of this many characters (default: a short one). */
+  accessTokenLength: number
+  stop(): Promise<void>
+}
+
+export async function startHostileTokenEndpoint(): Promise<HostileTokenEndpoint> {
+  const random = () => randomBytes(18).toString('base64url')
+  const endpoint: HostileTokenEndpoint = {
+    origin: '',
+    clientId: 'client',
+    clientSecret: `secret-${random()}`,
+    secrets: [],
+    refreshes: 0,
+    refresh: 'ok',
+    accessTokenLength: 0,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+  const tokens = () => {
+    const answer = {
+      access_token: `at-${random()}`,
+      refresh_token: `rt-${random()}`,
+      token_type: 'Bearer',
+      expires_in: 10,
+    }
+    endpoint.secrets.push(answer.access_token, answer.refresh_token)
+    return answer
+  }
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'Content-Type': 'application/json' })
+    res.end(JSON.stringify(body))
+  }
+  async function token(req: IncomingMessage, res: ServerResponse) {
+    let body = ''
+    for await (const chunk of req) body += String(chunk)
+    const form = new URLSearchParams(body)
+    if (form.get('grant_type') !== 'refresh_token')
+      return json(res, 200, {
+        ...tokens(),
+        ...(endpoint.accessTokenLength ? { access_token: 'a'.repeat(endpoint.accessTokenLength) } : {}),
+      })
+    endpoint.refreshes++
+    endpoint.secrets.push(body)
+    switch (endpoint.refresh) {
+      case 'slow':
+        return // never answers
+      case 'huge':
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        return void res.end(`{"access_token":"${'a'.repeat(2 * 1024 * 1024)}"}`)
+      case 'malformed':
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        return void res.end('{"access_token": "at-broken", ')
+      case 'quote-request':
+        return json(res, 400, { error: 'invalid_request', error_description: `you sent ${body}` })
+      case 'invalid_grant':
+        return json(res, 400, {
+          error: 'invalid_grant',
+          error_description: `refresh token ${form.get('refresh_token')} revoked`,
+        })
+      default:
+        return json(res, 200, tokens())
+    }
+  }
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    if (url.pathname === '/authorize') {
+      const back = new URL(url.searchParams.get('redirect_uri')!)
+      back.searchParams.set('code', random())
+      back.searchParams.set('state', url.searchParams.get('state')!)
+      res.writeHead(302, { Location: back.href })
+      return void res.end()
+    }
+    if (url.pathname === '/token' && req.method === 'POST') return void token(req, res)
+    json(res, 404, {})
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return Object.assign(endpoint, { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
+}
