@@ -129,9 +129,14 @@ export function jwksCache(uri: string, timeoutMs: number) {
      * (back-channel logout), so that made-up key ids cannot make the service fetch the keys again
      * and again.
      */
-    refreshSeldom: () => (keys !== null && Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS ? keys : load()),
+    refreshSeldom: () => (Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS ? (keys ?? failedLately()) : load()),
+    /** `current`, for the same route: a fetch that failed is not tried again within JWKS_REFRESH_INTERVAL_MS either. */
+    currentSeldom: () => keys ?? (Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS ? failedLately() : load()),
   }
 }
+
+const failedLately = (): Promise<Jwk[]> =>
+  Promise.reject(new Error(`the last fetch failed less than ${JWKS_REFRESH_INTERVAL_MS / 1000} s ago`))
 
 function isKey(value: unknown): value is Jwk {
   return isRecord(value) && typeof value.kty === 'string'
