@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { oidc } from '../../lib'
 import { serve, type Served } from '../support/app'
 import { startHostileIssuer, type HostileIssuer } from '../support/hostile-issuer'
+import { restoreClock, setClock, useClock } from '../support/clock'
 
 /**
  * Attacks from outside on OpenID Connect logout (issue 23): each test is a finding that failed
@@ -57,5 +58,55 @@ describe("back-channel logout when the provider's key set does not answer", () =
       expect(res.status).toBe(400)
     }
     expect(keyRequests).toBeLessThanOrEqual(1)
+  })
+})
+
+describe("back-channel logout when an outsider makes the keys be fetched during the provider's outage", () => {
+  let issuer: HostileIssuer
+  let keys: Server
+  let failing = false
+  let app: Served
+
+  beforeAll(async () => {
+    issuer = await startHostileIssuer()
+    // The issuer's key set, relayed, or (during an outage) 503.
+    keys = createServer((_req, res) => {
+      if (failing) return void res.writeHead(503).end()
+      fetch(`${issuer.issuer}/jwks`)
+        .then(async (answer) => res.writeHead(200, { 'content-type': 'application/json' }).end(await answer.text()))
+        .catch(() => res.writeHead(502).end())
+    })
+    await new Promise<void>((resolve) => keys.listen(0, '127.0.0.1', resolve))
+    issuer.behave({ discovery: { jwks_uri: `http://127.0.0.1:${(keys.address() as AddressInfo).port}/jwks` } })
+    app = await serve({
+      providers: [
+        oidc({ id: 'hostile', issuer: issuer.issuer, clientId: issuer.clientId, clientSecret: issuer.clientSecret }),
+      ],
+    })
+  })
+
+  afterAll(async () => {
+    restoreClock()
+    await app.close()
+    await issuer.stop()
+    await new Promise((resolve) => keys.close(resolve))
+  })
+
+  it("still accepts the provider's own logout tokens with the keys it had", async () => {
+    const start = now()
+    useClock(start)
+    const token = (jti: string, header: Record<string, unknown> = {}) =>
+      issuer.sign(
+        { iss: issuer.issuer, aud: issuer.clientId, iat: now(), jti, events: { [EVENT]: {} }, sid: 'nobody' },
+        header,
+      )
+    expect((await postToken(app, await token('first'))).status).toBe(200)
+    // The key set stops answering; a minute later an outsider posts a token with a made-up kid.
+    failing = true
+    setClock(start + 60)
+    expect((await postToken(app, await token('forged', { kid: 'made-up' }))).status).toBe(400)
+    // The provider's next logout token, signed with the key it always used, must still be accepted.
+    setClock(start + 61)
+    expect((await postToken(app, await token('second'))).status).toBe(200)
   })
 })

@@ -108,6 +108,8 @@ export type JwksCache = ReturnType<typeof jwksCache>
 
 export function jwksCache(uri: string, timeoutMs: number) {
   let keys: Promise<Jwk[]> | null = null
+  // The last set fetched: a fetch again that fails (an outage, when a made-up kid asked for it) keeps it.
+  let fetched: Promise<Jwk[]> | null = null
   let loadedAt = -Infinity
   const load = () => {
     loadedAt = Date.now()
@@ -115,10 +117,15 @@ export function jwksCache(uri: string, timeoutMs: number) {
       Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : [],
     )
     keys = loading
-    // Forget a failed fetch (so the next token tries again), unless a newer one has replaced it.
-    loading.catch(() => {
-      if (keys === loading) keys = null
-    })
+    // Forget a failed fetch (so the next token tries again, or uses the keys fetched before), unless a newer one has replaced it.
+    loading.then(
+      () => {
+        if (keys === loading) fetched = loading
+      },
+      () => {
+        if (keys === loading) keys = fetched
+      },
+    )
     return loading
   }
   return {
