@@ -110,3 +110,58 @@ describe("back-channel logout when an outsider makes the keys be fetched during 
     expect((await postToken(app, await token('second'))).status).toBe(200)
   })
 })
+
+describe("back-channel logout while an outsider's made-up kid has the keys fetched again from a key set that hangs", () => {
+  let issuer: HostileIssuer
+  let keys: Server
+  let hanging = false
+  let held: () => void = () => {}
+  let app: Served
+
+  beforeAll(async () => {
+    issuer = await startHostileIssuer()
+    // The issuer's key set, relayed; once `hanging`, it never answers (the service's providerTimeout cuts it).
+    keys = createServer((_req, res) => {
+      if (hanging) return void held()
+      fetch(`${issuer.issuer}/jwks`)
+        .then(async (answer) => res.writeHead(200, { 'content-type': 'application/json' }).end(await answer.text()))
+        .catch(() => res.writeHead(502).end())
+    })
+    await new Promise<void>((resolve) => keys.listen(0, '127.0.0.1', resolve))
+    issuer.behave({ discovery: { jwks_uri: `http://127.0.0.1:${(keys.address() as AddressInfo).port}/jwks` } })
+    app = await serve({
+      providerTimeout: 1500,
+      providers: [
+        oidc({ id: 'hostile', issuer: issuer.issuer, clientId: issuer.clientId, clientSecret: issuer.clientSecret }),
+      ],
+    })
+  })
+
+  afterAll(async () => {
+    restoreClock()
+    await app.close()
+    await issuer.stop()
+    keys.closeAllConnections()
+    await new Promise((resolve) => keys.close(resolve))
+  })
+
+  it("verifies the provider's own token with the keys it has, not with the fetch that hangs", async () => {
+    const start = now()
+    useClock(start)
+    const token = (jti: string, header: Record<string, unknown> = {}) =>
+      issuer.sign(
+        { iss: issuer.issuer, aud: issuer.clientId, iat: now(), jti, events: { [EVENT]: {} }, sid: 'nobody' },
+        header,
+      )
+    expect((await postToken(app, await token('first'))).status).toBe(200)
+    hanging = true
+    setClock(start + 60)
+    // The outsider's token starts a fetch of the keys that will hang; the provider's arrives meanwhile.
+    const fetching = new Promise<void>((resolve) => (held = resolve))
+    const forged = postToken(app, await token('forged', { kid: 'made-up' }))
+    await fetching
+    const own = await postToken(app, await token('second'))
+    expect(own.status).toBe(200)
+    expect((await forged).status).toBe(400)
+  })
+})

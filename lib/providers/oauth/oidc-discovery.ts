@@ -107,38 +107,41 @@ export const JWKS_REFRESH_INTERVAL_MS = 30_000
 export type JwksCache = ReturnType<typeof jwksCache>
 
 export function jwksCache(uri: string, timeoutMs: number) {
-  let keys: Promise<Jwk[]> | null = null
-  // The last set fetched: a fetch again that fails (an outage, when a made-up kid asked for it) keeps it.
+  // The last set fetched, and a fetch under way. While one is under way, or after one failed (an
+  // outage, perhaps when a made-up kid asked for it), tokens are verified with the set we have.
   let fetched: Promise<Jwk[]> | null = null
+  let loading: Promise<Jwk[]> | null = null
   let loadedAt = -Infinity
   const load = () => {
     loadedAt = Date.now()
-    const loading = getJson(uri, timeoutMs).then((doc) =>
+    const attempt = getJson(uri, timeoutMs).then((doc) =>
       Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : [],
     )
-    keys = loading
-    // Forget a failed fetch (so the next token tries again, or uses the keys fetched before), unless a newer one has replaced it.
-    loading.then(
+    loading = attempt
+    // Unless a newer fetch has replaced it: kept when it succeeds, forgotten when it fails (the next token tries again).
+    attempt.then(
       () => {
-        if (keys === loading) fetched = loading
+        if (loading === attempt) [fetched, loading] = [attempt, null]
       },
       () => {
-        if (keys === loading) keys = fetched
+        if (loading === attempt) loading = null
       },
     )
-    return loading
+    return attempt
   }
+  const lately = () => Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS
   return {
-    current: () => keys ?? load(),
+    current: () => fetched ?? loading ?? load(),
+    /** For a token whose kid the set does not have: the keys fetched again, now. */
     refresh: load,
     /**
      * `refresh`, at most once per JWKS_REFRESH_INTERVAL_MS: for a route anyone can post tokens to
      * (back-channel logout), so that made-up key ids cannot make the service fetch the keys again
      * and again.
      */
-    refreshSeldom: () => (Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS ? (keys ?? failedLately()) : load()),
+    refreshSeldom: () => (lately() ? (loading ?? fetched ?? failedLately()) : load()),
     /** `current`, for the same route: a fetch that failed is not tried again within JWKS_REFRESH_INTERVAL_MS either. */
-    currentSeldom: () => keys ?? (Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS ? failedLately() : load()),
+    currentSeldom: () => fetched ?? loading ?? (lately() ? failedLately() : load()),
   }
 }
 
