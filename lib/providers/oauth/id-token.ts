@@ -10,15 +10,17 @@ export type IdTokenResult = { ok: true; claims: Record<string, unknown> } | { ok
 
 /**
  * The issuer's keys for a token. A key id the set does not have means the issuer rotated its keys:
- * they are fetched again (through `refresh`), once.
+ * they are fetched again (through `refresh`), once. `current`: the keys as they are (the logout
+ * route passes one that does not fetch again after a failure within 30 s).
  */
 export async function issuerKeys(
   token: unknown,
   jwks: JwksCache,
   refresh: () => Promise<Jwk[]>,
+  current: () => Promise<Jwk[]> = jwks.current,
 ): Promise<Jwk[] | { ok: false; reason: string }> {
   try {
-    const keys = await jwks.current()
+    const keys = await current()
     const kid = decodeJws(token)?.header.kid
     return typeof kid === 'string' && !keys.some((key) => key.kid === kid) ? await refresh() : keys
   } catch (error) {

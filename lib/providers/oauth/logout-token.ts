@@ -39,7 +39,7 @@ export async function verifyLogoutToken(
   expected: { issuer: string; clientId: string },
   jwks: JwksCache,
 ): Promise<LogoutTokenResult> {
-  const keys = await issuerKeys(token, jwks, jwks.refreshSeldom)
+  const keys = await issuerKeys(token, jwks, jwks.refreshSeldom, jwks.currentSeldom)
   if (!Array.isArray(keys)) return keys
   const verified = verifyJws(token, keys)
   if (!verified) return { ok: false, reason: 'the signature did not verify with the issuer keys' }

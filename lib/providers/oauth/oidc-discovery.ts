@@ -107,31 +107,46 @@ export const JWKS_REFRESH_INTERVAL_MS = 30_000
 export type JwksCache = ReturnType<typeof jwksCache>
 
 export function jwksCache(uri: string, timeoutMs: number) {
-  let keys: Promise<Jwk[]> | null = null
+  // The last set fetched, and a fetch under way. While one is under way, or after one failed (an
+  // outage, perhaps when a made-up kid asked for it), tokens are verified with the set we have.
+  let fetched: Promise<Jwk[]> | null = null
+  let loading: Promise<Jwk[]> | null = null
   let loadedAt = -Infinity
   const load = () => {
     loadedAt = Date.now()
-    const loading = getJson(uri, timeoutMs).then((doc) =>
+    const attempt = getJson(uri, timeoutMs).then((doc) =>
       Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : [],
     )
-    keys = loading
-    // Forget a failed fetch (so the next token tries again), unless a newer one has replaced it.
-    loading.catch(() => {
-      if (keys === loading) keys = null
-    })
-    return loading
+    loading = attempt
+    // Unless a newer fetch has replaced it: kept when it succeeds, forgotten when it fails (the next token tries again).
+    attempt.then(
+      () => {
+        if (loading === attempt) [fetched, loading] = [attempt, null]
+      },
+      () => {
+        if (loading === attempt) loading = null
+      },
+    )
+    return attempt
   }
+  const lately = () => Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS
   return {
-    current: () => keys ?? load(),
+    current: () => fetched ?? loading ?? load(),
+    /** For a token whose kid the set does not have: the keys fetched again, now. */
     refresh: load,
     /**
      * `refresh`, at most once per JWKS_REFRESH_INTERVAL_MS: for a route anyone can post tokens to
      * (back-channel logout), so that made-up key ids cannot make the service fetch the keys again
      * and again.
      */
-    refreshSeldom: () => (keys !== null && Date.now() - loadedAt < JWKS_REFRESH_INTERVAL_MS ? keys : load()),
+    refreshSeldom: () => (lately() ? (loading ?? fetched ?? failedLately()) : load()),
+    /** `current`, for the same route: a fetch that failed is not tried again within JWKS_REFRESH_INTERVAL_MS either. */
+    currentSeldom: () => fetched ?? loading ?? (lately() ? failedLately() : load()),
   }
 }
+
+const failedLately = (): Promise<Jwk[]> =>
+  Promise.reject(new Error(`the last fetch failed less than ${JWKS_REFRESH_INTERVAL_MS / 1000} s ago`))
 
 function isKey(value: unknown): value is Jwk {
   return isRecord(value) && typeof value.kty === 'string'
