@@ -57,8 +57,9 @@ export function auth(options?: AuthOptions): AuthRouter {
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
     sessions: createSessionManager(sessions, config.session, state.revocations, {
-      // A reply can be reused only while nothing the app gave runs per request.
-      replies: config.callbacks.session || config.events.session ? null : REPLY_CACHE_LIMITS,
+      replies: REPLY_CACHE_LIMITS,
+      // The app's code runs on every request: the record is reused, never the answer.
+      perRequest: Boolean(config.callbacks.session || config.events.session),
     }),
     log: config.log,
     userForLog: userForLog(email && { id: email.provider.id, hash: (address) => addressHash(email, address) }),
