@@ -92,13 +92,17 @@ function serverState(config: ResolvedConfig): {
   if (!config.redis) return { state: memoryState(config.session.maxLifetime), redis: null, tracked: null }
   const { client, prefix } = config.redis
   const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'))
-  // Database sessions in Redis's own store are read on every request: kept in memory, current by Redis.
-  const { strategy, store } = config.session
-  const tracked =
-    strategy === 'database' && store === null
-      ? redisTracking(redis, [redis.key('sess', ''), redis.key('idx', '')])
-      : null
-  return { state: redisState(redis, config.session, tracked), redis, tracked }
+  // Database sessions in Redis's own store are read on every request: kept in memory, current by
+  // Redis. Users' revocation times too (every session read checks one), unless revocationDelay is 0.
+  const { strategy, store, revocationDelay } = config.session
+  const sessions = strategy === 'database' && store === null
+  const prefixes = [
+    ...(sessions ? [redis.key('sess', ''), redis.key('idx', '')] : []),
+    ...(revocationDelay > 0 ? [redis.key('rev', '')] : []),
+  ]
+  const tracked = prefixes.length > 0 ? redisTracking(redis, prefixes) : null
+  const state = redisState(redis, config.session, sessions ? tracked : null, revocationDelay > 0 ? tracked : null)
+  return { state, redis, tracked: sessions ? tracked : null }
 }
 
 function sessionStore(config: ResolvedConfig, { state, redis, tracked }: ReturnType<typeof serverState>): SessionStore {

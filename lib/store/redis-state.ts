@@ -14,10 +14,11 @@ export function redisState(
   redis: RedisRunner,
   timing: { maxLifetime: number; revocationDelay: number },
   tracked: TrackedReads | null = null,
+  trackedRevocations: TrackedReads | null = null,
 ): ServerState {
   return Object.freeze({
     shared: true,
-    revocations: redisRevocations(redis, timing.maxLifetime, timing.revocationDelay),
+    revocations: redisRevocations(redis, timing.maxLifetime, timing.revocationDelay, trackedRevocations),
     sessionIndex: redisSessionIndex(redis, tracked),
     limiter: (name: string, points: number, duration: number) => redisLimiter(redis, name, points, duration),
   })
@@ -47,38 +48,59 @@ function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
 }
 
 /**
- * The time is read from Redis at most once per `delay` seconds per user and process (the revocation
- * delay): the hot path stays one cache look-up, and a revocation reaches the other instances within
- * `delay`. The instance that revokes sees it at once.
+ * With tracking confirmed (`tracked`: the revocation keys are tracked, ./redis/tracking.ts), a
+ * user's time is held as Redis last gave it and dropped as soon as Redis announces a change, so a
+ * revocation on any instance is seen here as soon as its invalidation arrives, and answered from
+ * memory only while the connection is fresh (50 ms). Otherwise the time is read from Redis at most
+ * once per `delay` seconds per user and process (the revocation delay). Either way the hot path
+ * stays one look-up in memory, and the instance that revokes sees it at once.
  */
-function redisRevocations(redis: RedisRunner, maxLifetime: number, delay: number): Revocations {
+function redisRevocations(redis: RedisRunner, maxLifetime: number, delay: number, tracked: TrackedReads | null) {
   const cache = delay > 0 ? boundedCache<string, number>(50_000, delay * 1000) : null
-  const keyOf = (userId: string) => redis.key('rev', digest(userId))
-  return Object.freeze({
+  // The hot path asks for a user's key on every hit: its SHA-256 is computed once.
+  const keys = boundedCache<string, string>(50_000)
+  const keyOf = (userId: string) => {
+    let key = keys.get(userId)
+    if (key === undefined) keys.set(userId, (key = redis.key('rev', digest(userId))))
+    return key
+  }
+  // '' for "no time": a user never revoked is held too (only users whose session opened are asked about).
+  const read = (key: string) => tracked?.read(key, '', async (client) => (await client.get(key)) ?? '') ?? null
+  const revocations: Revocations & { peek(userId: string): number | undefined } = Object.freeze({
     async before(userId: string, fresh = false) {
-      const cached = fresh ? undefined : cache?.get(userId)
-      if (cached !== undefined) return cached
-      const stored = await redis.run((client) => client.get(keyOf(userId)))
-      const time = stored !== null && /^\d{1,12}$/.test(stored) ? Number(stored) : 0
+      const cached = fresh ? undefined : (read(keyOf(userId)) ?? cache?.get(userId))
+      if (cached !== undefined) return typeof cached === 'number' ? cached : timeOf(await cached)
+      const time = timeOf(await redis.run((client) => client.get(keyOf(userId))))
       cache?.set(userId, time)
       return time
     },
     /**
-     * What `before` would answer from this process's cache, without a promise; undefined when it would
-     * ask Redis (not read within the delay, or a delay of 0), and then the caller asks `before`.
+     * What `before` would answer from memory, without a promise; undefined when it would ask Redis
+     * (tracking confirmed but the time not held or not fresh; else not read within the delay, or a
+     * delay of 0), and then the caller asks `before`.
      */
-    peek: (userId: string): number | undefined => cache?.get(userId),
+    peek(userId: string): number | undefined {
+      if (!tracked?.tracking()) return cache?.get(userId)
+      const held = tracked.held(keyOf(userId), '')
+      return held === undefined ? undefined : timeOf(held)
+    },
     async stamp(userId: string) {
       const time = await redis.run((client) => client.eval(STAMP, 1, keyOf(userId)))
       return Number(time)
     },
     async revoke(userId: string) {
       // Kept as long as a session signed in before it could live; after that nothing needs it.
-      const time = await redis.run((client) => client.eval(REVOKE, 1, keyOf(userId), maxLifetime))
+      const key = keyOf(userId)
+      const write = () => redis.run((client) => client.eval(REVOKE, 1, key, maxLifetime))
+      const time = await (tracked ? tracked.changing(key, write) : write())
       cache?.set(userId, Number(time))
     },
   })
+  return revocations
 }
+
+/** A stored revocation time (seconds), 0 for none or anything else. */
+const timeOf = (stored: string | null) => (stored !== null && /^\d{1,12}$/.test(stored) ? Number(stored) : 0)
 
 // Redis's clock, on the node that holds the user's key, dates both a revocation and every sign-in
 // after it, so instances whose clocks disagree cannot let an older session through. The time kept

@@ -23,6 +23,8 @@ export interface TrackedReads {
    * after, so its own next read sees the change (read-your-writes on this instance).
    */
   changing<T>(key: string, work: () => Promise<T>): Promise<T>
+  /** Whether tracking is confirmed on the current connection: reads are kept, and `held` may answer. */
+  tracking(): boolean
   /** The value held for `key`/`field` now, without I/O; undefined when none is (or it is not current). */
   held(key: string, field: string): string | undefined
   /** What stands for the value of `key` held now (undefined: none), for `unchanged`. */
@@ -129,6 +131,7 @@ export function heldValues(redis: RedisRunner, live: Liveness, now: () => number
         drop(key)
       }
     },
+    tracking: () => live.tracked(),
     held: (key: string, field: string) => (live.fresh() ? entry(key)?.fields.get(field) : undefined),
     version: (key: string) => (live.fresh() ? entry(key) : undefined),
     unchanged: (key: string, version: object) => live.fresh() && entry(key) === version,
