@@ -25,6 +25,7 @@ import { redisRunner, type RedisRunner } from './store/redis'
 import { redisSessionStore } from './store/connect-redis'
 import { indexKey, redisState } from './store/redis-state'
 import { trackedRecords } from './store/redis/records'
+import { clusterTracking } from './store/redis/cluster-tracking'
 import { redisTracking, type TrackedReads } from './store/redis/tracking'
 import type { ServerState } from './store/types'
 import { providerUrls } from './urls/provider-urls'
@@ -100,7 +101,12 @@ function serverState(config: ResolvedConfig): {
     ...(sessions ? [redis.key('sess', ''), redis.key('idx', '')] : []),
     ...(revocationDelay > 0 ? [redis.key('rev', '')] : []),
   ]
-  const tracked = prefixes.length > 0 ? redisTracking(redis, prefixes) : null
+  const tracked =
+    prefixes.length === 0
+      ? null
+      : client.isCluster
+        ? clusterTracking(redis, prefixes)
+        : redisTracking(redis, prefixes)
   const state = redisState(redis, config.session, sessions ? tracked : null, revocationDelay > 0 ? tracked : null)
   return { state, redis, tracked: sessions ? tracked : null }
 }
