@@ -102,11 +102,7 @@ function serverState(config: ResolvedConfig): {
     ...(revocationDelay > 0 ? [redis.key('rev', '')] : []),
   ]
   const tracked =
-    prefixes.length === 0
-      ? null
-      : client.isCluster
-        ? clusterTracking(redis, prefixes)
-        : redisTracking(redis, prefixes)
+    prefixes.length === 0 ? null : client.isCluster ? clusterTracking(redis, prefixes) : redisTracking(redis, prefixes)
   const state = redisState(redis, config.session, sessions ? tracked : null, revocationDelay > 0 ? tracked : null)
   return { state, redis, tracked: sessions ? tracked : null }
 }

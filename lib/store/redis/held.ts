@@ -61,7 +61,11 @@ export interface HeldValues {
   flush(): void
 }
 
-export function heldValues(redis: RedisRunner, live: Pick<Liveness, 'tracked' | 'fresh' | 'freshSoon'>, now: () => number): HeldValues {
+export function heldValues(
+  redis: RedisRunner,
+  live: Pick<Liveness, 'tracked' | 'fresh' | 'freshSoon'>,
+  now: () => number,
+): HeldValues {
   const values = sizedCache<string, Entry>(
     { entries: MAX_KEYS, maxSize: MAX_CHARS },
     (entry, key) => key.length + 100 + [...entry.fields].reduce((n, [f, v]) => n + f.length + v.length + 50, 0),
