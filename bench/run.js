@@ -11,7 +11,7 @@ const autocannon = require('autocannon')
 const { REFERENCE, SYSTEMS } = require('./systems')
 const { checkReply } = require('./support/checks')
 const { cpuMs, memory, startProcess } = require('./support/processes')
-const { startRedis } = require('./support/redis')
+const { startCluster, startRedis } = require('./support/redis')
 const { summarize, table, tally } = require('./support/report')
 const sessions = require('./support/sessions')
 
@@ -60,7 +60,7 @@ function load(target, seconds, { connections, pipelining }) {
 }
 
 /** Starts a system's server, obtains its cookie and checks its reply; `problem` says why it is not measured. */
-async function launch(system, { secret, redis, settings }) {
+async function launch(system, { secret, redis, cluster, settings }) {
   const [script, ...args] = system.server
   const flags = []
   if (settings.profile && system.id.startsWith('eas-')) {
@@ -69,6 +69,8 @@ async function launch(system, { secret, redis, settings }) {
   }
   const env = { BENCH_SECRET: secret }
   if (system.redis) Object.assign(env, { BENCH_REDIS_URL: redis.url, BENCH_REDIS_PREFIX: redis.prefix(system.id) })
+  if (system.redisCluster)
+    Object.assign(env, { BENCH_REDIS_CLUSTER: cluster.nodes, BENCH_REDIS_PREFIX: cluster.prefix(system.id) })
   const argv = [...flags, path.join(__dirname, 'servers', script), ...args]
   const server = startProcess(system.id, process.execPath, argv, { env })
   const target = { system, server, url: '', headers: {}, rounds: [], startRss: null, peakRss: null, problem: null }
@@ -125,19 +127,23 @@ async function main() {
   const secret = randomBytes(32).toString('base64url')
   const targets = []
   let redis = null
+  let cluster = null
   // The servers first, then the Redis they are connected to (else each logs the lost connection).
   const stopAll = async () => {
     await Promise.allSettled(targets.splice(0).map((target) => target.server.stop()))
     await redis?.stop()
+    await cluster?.stop()
     redis = null
+    cluster = null
   }
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => void stopAll().finally(() => process.exit(130)))
   }
   try {
     if (systems.some((system) => system.redis)) redis = await startRedis()
+    if (systems.some((system) => system.redisCluster)) cluster = await startCluster()
     for (const system of systems) {
-      const target = await launch(system, { secret, redis, settings })
+      const target = await launch(system, { secret, redis, cluster, settings })
       targets.push(target)
       if (target.problem) console.log(`${system.id}: not measured: ${target.problem}`)
     }

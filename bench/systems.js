@@ -57,6 +57,18 @@ exports.SYSTEMS = [
     target: 0.85,
   },
   {
+    id: 'eas-session-database-cluster',
+    group: PACKAGE,
+    label: 'GET /session, database session, 3-node Redis Cluster',
+    server: ['package.js', 'cluster'],
+    redisCluster: true,
+    path: SESSION,
+    prepare: 'emailSignIn',
+    expect: 'user',
+    setsCookie: false,
+    target: 0.85,
+  },
+  {
     id: 'eas-session-none',
     group: PACKAGE,
     label: 'GET /session, no cookie',

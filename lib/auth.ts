@@ -26,6 +26,7 @@ import { redisRunner, type RedisRunner } from './store/redis'
 import { redisSessionStore } from './store/connect-redis'
 import { indexKey, redisState } from './store/redis-state'
 import { trackedRecords } from './store/redis/records'
+import { clusterTracking } from './store/redis/cluster-tracking'
 import { redisTracking, type TrackedReads } from './store/redis/tracking'
 import type { ServerState } from './store/types'
 import { providerTokens } from './tokens'
@@ -75,8 +76,9 @@ export function auth(options?: AuthOptions): AuthRouter {
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
     sessions: createSessionManager(sessions, config.session, state.revocations, {
-      // A reply can be reused only while nothing the app gave runs per request.
-      replies: config.callbacks.session || config.events.session ? null : REPLY_CACHE_LIMITS,
+      replies: REPLY_CACHE_LIMITS,
+      // The app's code runs on every request: the record is reused, never the answer.
+      perRequest: Boolean(config.callbacks.session || config.events.session),
     }),
     log: config.log,
     userForLog: userForLog(email && { id: email.provider.id, hash: (address) => addressHash(email, address) }),
@@ -109,13 +111,18 @@ function serverState(config: ResolvedConfig): {
   if (!config.redis) return { state: memoryState(config.session.maxLifetime), redis: null, tracked: null }
   const { client, prefix } = config.redis
   const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'))
-  // Database sessions in Redis's own store are read on every request: kept in memory, current by Redis.
-  const { strategy, store } = config.session
+  // Database sessions in Redis's own store are read on every request: kept in memory, current by
+  // Redis. Users' revocation times too (every session read checks one), unless revocationDelay is 0.
+  const { strategy, store, revocationDelay } = config.session
+  const sessions = strategy === 'database' && store === null
+  const prefixes = [
+    ...(sessions ? [redis.key('sess', ''), redis.key('idx', ''), redis.key('tok', '')] : []),
+    ...(revocationDelay > 0 ? [redis.key('rev', '')] : []),
+  ]
   const tracked =
-    strategy === 'database' && store === null
-      ? redisTracking(redis, [redis.key('sess', ''), redis.key('idx', ''), redis.key('tok', '')])
-      : null
-  return { state: redisState(redis, config.session, tracked), redis, tracked }
+    prefixes.length === 0 ? null : client.isCluster ? clusterTracking(redis, prefixes) : redisTracking(redis, prefixes)
+  const state = redisState(redis, config.session, sessions ? tracked : null, revocationDelay > 0 ? tracked : null)
+  return { state, redis, tracked: sessions ? tracked : null }
 }
 
 function sessionStore(config: ResolvedConfig, { state, redis, tracked }: ReturnType<typeof serverState>): SessionStore {

@@ -69,7 +69,8 @@ export interface AuthHelpers {
   requireAuth(options?: RequireAuthOptions): RequestHandler
   /**
    * Ends every session of a user, on every instance: database sessions are deleted at once; cookie
-   * sessions are refused from now on (on other instances within `session.revocationDelay`).
+   * sessions are refused from now on (on other instances as soon as Redis tells them, or within
+   * `session.revocationDelay` when it cannot: see docs/session-stores.md).
    * Rejects with a `ServiceUnavailable` AuthError when the store does not answer.
    */
   revokeSessions(userId: string): Promise<void>

@@ -1,6 +1,7 @@
 // This package, built (dist/lib), mounted the way the README mounts it.
-// Usage: node bench/servers/package.js <default|database|revocation|callback|renewal|tokens>
-// With `database`, `revocation` and `tokens`: BENCH_REDIS_URL and BENCH_REDIS_PREFIX name the Redis and the keys.
+// Usage: node bench/servers/package.js <default|database|cluster|revocation|callback|renewal|tokens>
+// With `database`, `revocation` and `tokens`: BENCH_REDIS_URL and BENCH_REDIS_PREFIX name the Redis and the keys;
+// with `cluster`, BENCH_REDIS_CLUSTER (host:port,…) names the Cluster's nodes.
 // `tokens`: database sessions, and a provider `stub` (./oauth-stub.js) with `tokens: true`; GET /token
 // answers getAccessToken(req, 'stub').
 const express = require('express')
@@ -33,13 +34,22 @@ if (variant === 'database' || variant === 'revocation' || variant === 'tokens') 
   options.redis = new Redis(process.env.BENCH_REDIS_URL)
   options.redisKeyPrefix = process.env.BENCH_REDIS_PREFIX
 }
-if (variant === 'database' || variant === 'tokens') options.session = { strategy: 'database' }
+if (variant === 'cluster') {
+  const { Cluster } = require('ioredis')
+  const nodes = process.env.BENCH_REDIS_CLUSTER.split(',').map((node) => {
+    const [host, port] = node.split(':')
+    return { host, port: Number(port) }
+  })
+  options.redis = new Cluster(nodes)
+  options.redisKeyPrefix = process.env.BENCH_REDIS_PREFIX
+}
+if (variant === 'database' || variant === 'cluster' || variant === 'tokens') options.session = { strategy: 'database' }
 // The example of docs/options.md: the client also sees the user id.
 if (variant === 'callback')
   options.callbacks = { session: ({ session, record }) => ({ ...session, userId: record.userId }) }
 // Due for renewal one second after sign-in, and then on every request (the bench keeps the first cookie).
 if (variant === 'renewal') options.session = { maxAge: 3600, updateAge: 1 }
-if (!['default', 'database', 'revocation', 'callback', 'renewal', 'tokens'].includes(variant))
+if (!['default', 'database', 'cluster', 'revocation', 'callback', 'renewal', 'tokens'].includes(variant))
   throw new Error(`unknown variant ${variant}`)
 
 async function main() {

@@ -3,6 +3,10 @@
 const { createServer } = require('node:net')
 const { randomBytes } = require('node:crypto')
 const Redis = require('ioredis')
+const { execFile } = require('node:child_process')
+const { mkdtempSync, rmSync } = require('node:fs')
+const { tmpdir } = require('node:os')
+const { join } = require('node:path')
 const { startProcess } = require('./processes')
 
 function freePort() {
@@ -38,6 +42,73 @@ exports.startRedis = async () => {
   )
   await waitForPing(`redis://127.0.0.1:${port}`, server)
   return { url: `redis://127.0.0.1:${port}`, prefix, owned: true, pid: server.pid, stop: () => server.stop(5_000) }
+}
+
+/** A free port whose cluster bus port (port + 10000) is free too. */
+async function clusterPort(taken) {
+  for (;;) {
+    const port = await freePort()
+    if (port + 10000 > 65535 || taken.has(port) || taken.has(port + 10000)) continue
+    const bus = await new Promise((resolve) => {
+      const probe = createServer().once('error', () => resolve(false))
+      probe.listen(port + 10000, '127.0.0.1', () => probe.close(() => resolve(true)))
+    })
+    if (!bus) continue
+    taken.add(port).add(port + 10000)
+    return port
+  }
+}
+
+const cli = (args) =>
+  new Promise((resolve, reject) =>
+    execFile('redis-cli', args, { timeout: 30_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+  )
+
+/**
+ * A three-master Redis Cluster of the bench's own (no replicas, no persistence):
+ * `{ nodes: 'host:port,…', prefix(systemId), stop() }`.
+ */
+exports.startCluster = async () => {
+  const run = `bench:${randomBytes(4).toString('hex')}:`
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cluster-'))
+  const taken = new Set()
+  const servers = []
+  const stop = async () => {
+    await Promise.allSettled(servers.map((server) => server.stop(5_000)))
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    for (let i = 0; i < 3; i++) {
+      const port = await clusterPort(taken)
+      const server = startProcess(
+        'redis-cluster',
+        process.execPath,
+        [
+          `${__dirname}/guard.js`,
+          'redis-server',
+          ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+          ...['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)],
+          ...['--daemonize', 'no', '--loglevel', 'warning'],
+        ],
+        { quiet: true },
+      )
+      servers.push(Object.assign(server, { port }))
+      await waitForPing(`redis://127.0.0.1:${port}`, server)
+    }
+    const addresses = servers.map(({ port }) => `127.0.0.1:${port}`)
+    await cli(['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'])
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      const infos = await Promise.all(servers.map(({ port }) => cli(['-p', String(port), 'CLUSTER', 'INFO'])))
+      if (infos.every((info) => /^cluster_state:ok/m.test(info))) break
+      if (Date.now() > deadline) throw new Error('the bench cluster did not reach cluster_state:ok')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    return { nodes: addresses.join(','), prefix: (id) => `${run}${id}:`, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
 }
 
 async function waitForPing(url, server) {

@@ -171,8 +171,10 @@ export interface SessionOptions {
   store?: ExpressSessionStore
   /**
    * Seconds another instance may take to see that a user's sessions were revoked (sign-out
-   * everywhere, `revokeSessions`): how long each process caches a user's revocation time. Default 10;
-   * 0 reads Redis on every session read.
+   * everywhere, `revokeSessions`) when Redis cannot tell it at once: how long each process keeps a
+   * user's revocation time for when its tracking connection cannot vouch for it (off: Redis before
+   * 6, an ACL without CLIENT; or not fresh). With tracking on, a revocation is seen as soon as Redis
+   * announces it. Default 10; 0 reads Redis on every session read (and tracks no revocation time).
    */
   revocationDelay?: number
   /** Seconds a session lasts without activity. Default 30 days. */

@@ -3,11 +3,14 @@ import { ANSWERED_503, orAnswer503 } from '../http/unavailable'
 import { clientSession } from '../session/shape'
 import type { Context } from '../context'
 import type { SessionCookie } from '../session/manager'
+import type { SessionRecord } from '../config/types'
 
 /**
  * GET /session: the hot path. Without a session cookie it answers at once, with no crypto; a cookie
  * whose reply is remembered (lib/session/reply-cache.ts) is answered at once too, with no crypto and
- * no promise; a cookie that does not open is cleared and answered like no cookie at all.
+ * no promise; a cookie that does not open is cleared and answered like no cookie at all. When the
+ * app's `session` callback or `events.session` runs per request, the record the cookie opened to is
+ * what is remembered, and the app's code runs with it every time.
  */
 export function getSession(ctx: Context): void | Promise<void> {
   const { svc, res } = ctx
@@ -15,6 +18,9 @@ export function getSession(ctx: Context): void | Promise<void> {
   if (!svc.sessions.present(cookie)) return sendJson(res, 200, svc.config.emptySession, true)
   const remembered = svc.sessions.recall(cookie)
   if (remembered !== null) return sendJson(res, 200, remembered, true)
+  // The app's code runs per request: the record is reused, never its answer.
+  const record = svc.sessions.recallRecord(cookie)
+  if (record !== null) return answer(ctx, cookie, record, false)
   return openSession(ctx, cookie)
 }
 
@@ -33,11 +39,19 @@ async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
   }
   const record = await orAnswer503(res, svc.sessions.renewIfDue(cookie, found))
   if (record === ANSWERED_503) return
+  // A renewed session belongs to its new cookie (set on this response), not to this one. Kept
+  // before the app's callback sees it.
+  if (record === found) svc.sessions.rememberRecord(cookie, record)
+  return answer(ctx, cookie, record, record === found)
+}
+
+/** The session's answer, through the app's callback and event; `keep`: remembered for this cookie. */
+async function answer(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep: boolean): Promise<void> {
+  const { svc, res } = ctx
   const session = await clientSession(record, svc.config.callbacks, svc.log)
   if (session === null) return sendJson(res, 200, svc.config.emptySession, true)
   await ctx.emit('session', svc.config.events.session, { session, record })
   const reply = JSON.stringify(session)
-  // A renewed session's reply belongs to its new cookie (set on this response), not to this one.
-  if (record === found) svc.sessions.remember(cookie, record, reply)
+  if (keep) svc.sessions.remember(cookie, record, reply)
   sendJson(res, 200, reply, true)
 }

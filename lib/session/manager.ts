@@ -5,7 +5,8 @@ import { CHUNK_SIZE, clearChunked, hasChunked, MAX_CHUNKS, readChunked, writeChu
 import type { CookieIo } from '../http/cookies'
 import type { Revocations } from '../store/types'
 import { deviceOf, type DeviceInfo } from './device-info'
-import { replyCache, type ReplyCacheLimits } from './reply-cache'
+import type { ReplyCacheLimits } from './reply-cache'
+import { rememberedSessions } from './remembered'
 import type { SessionStore } from './record-store'
 
 /** The request's session cookie (no response where it is only read: `getSession(req)`). */
@@ -58,6 +59,14 @@ export interface SessionManager {
   recall(cookie: SessionCookie): string | null
   /** Remembers the reply for a session just read from this cookie and not renewed (when replies are reused). */
   remember(cookie: SessionCookie, record: SessionRecord, reply: string): void
+  /**
+   * When the app runs something per request (`perRequest`): the record remembered for this exact
+   * cookie, as a new object each time (a callback that changes it changes nothing remembered), under
+   * the same checks as `recall`; else null. Synchronous: no crypto, no I/O.
+   */
+  recallRecord(cookie: SessionCookie): SessionRecord | null
+  /** Remembers a record just read from this cookie and not renewed, before the app's code sees it (`perRequest`). */
+  rememberRecord(cookie: SessionCookie, record: SessionRecord): void
 }
 
 /**
@@ -69,11 +78,16 @@ export type SessionRevocations = Revocations & { peek?(userId: string): number |
 
 export interface ManagerOptions {
   /**
-   * Reuse `GET /session` replies by cookie value (sealed cookies, and database tokens while the store
-   * vouches for their record): set when nothing runs per request (no `session` callback, no
-   * `events.session`), so the reply depends on the record alone.
+   * Reuse what `GET /session` found for a cookie value (sealed cookies, and database tokens while
+   * the store vouches for their record): the reply, or the record when `perRequest`.
    */
   readonly replies?: ReplyCacheLimits | null
+  /**
+   * Something of the app's runs on every `GET /session` (a `session` callback, `events.session`):
+   * then the cache keeps the record a cookie opened to, never an answer, and the app's code runs
+   * on each request with that record.
+   */
+  readonly perRequest?: boolean
 }
 
 export interface SessionTiming {
@@ -114,9 +128,7 @@ export function createSessionManager(
   revocations: SessionRevocations,
   options: ManagerOptions = {},
 ): SessionManager {
-  const reusable = store.replyCacheCheck !== undefined
-  const replies = reusable && options.replies ? replyCache(timing, options.replies) : null
-  const peek = revocations.peek === undefined ? null : revocations.peek.bind(revocations)
+  const remembered = rememberedSessions(store, timing, revocations, options)
 
   const write = (cookie: SessionCookie, record: SessionRecord, previous: string | null, device?: DeviceInfo | null) =>
     writeSession(store, cookie, record, previous, device ?? null)
@@ -166,7 +178,7 @@ export function createSessionManager(
     async destroy(cookie: SessionCookie, record: SessionRecord | null) {
       const token = readChunked(cookie.cookies, cookie.def.name)
       // Signed out here: this browser's cookie is gone; a copy of it opens as it always did.
-      if (token !== null) replies?.delete(token)
+      if (token !== null) remembered.forget(token)
       if (token !== null) await store.remove(token, record)
       if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
     },
@@ -190,20 +202,10 @@ export function createSessionManager(
       if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
     },
 
-    recall(cookie: SessionCookie) {
-      if (replies === null || peek === null) return null
-      const token = readChunked(cookie.cookies, cookie.def.name)
-      return token === null ? null : replies.get(token, nowSeconds(), peek)
-    },
-
-    remember(cookie: SessionCookie, record: SessionRecord, reply: string) {
-      if (replies === null || peek === null) return
-      // A database record is remembered only while the store can tell it is still the one it holds.
-      const check = store.replyCacheCheck?.(record) ?? null
-      if (check === null) return
-      const token = readChunked(cookie.cookies, cookie.def.name)
-      if (token !== null) replies.set(token, record, reply, check === 'always' ? undefined : check)
-    },
+    recall: remembered.recall,
+    remember: remembered.remember,
+    recallRecord: remembered.recallRecord,
+    rememberRecord: remembered.rememberRecord,
   })
   return manager
 }

@@ -14,10 +14,11 @@ export function redisState(
   redis: RedisRunner,
   timing: { maxLifetime: number; revocationDelay: number },
   tracked: TrackedReads | null = null,
+  trackedRevocations: TrackedReads | null = null,
 ): ServerState {
   return Object.freeze({
     shared: true,
-    revocations: redisRevocations(redis, timing.maxLifetime, timing.revocationDelay),
+    revocations: redisRevocations(redis, timing.maxLifetime, timing.revocationDelay, trackedRevocations),
     sessionIndex: redisSessionIndex(redis, tracked),
     limiter: (name: string, points: number, duration: number) => redisLimiter(redis, name, points, duration),
   })
@@ -47,38 +48,70 @@ function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
 }
 
 /**
- * The time is read from Redis at most once per `delay` seconds per user and process (the revocation
- * delay): the hot path stays one cache look-up, and a revocation reaches the other instances within
- * `delay`. The instance that revokes sees it at once.
+ * A user's revocation time is kept in memory two ways. While tracking is on and fresh (`tracked`:
+ * the revocation keys are tracked, ./redis/tracking.ts), the time Redis last gave is answered from
+ * memory and dropped as soon as Redis announces a change. Beside it, each time read is kept for
+ * `delay` seconds (the revocation delay), and answered when tracking cannot vouch for the time (off,
+ * or not fresh: a link or an event loop too slow for 50 ms); that copy too is dropped when Redis
+ * announces a change. So a revocation on any instance is seen here as soon as its invalidation
+ * arrives, and never later than `delay` after the time was read; the hot path stays one look-up
+ * in memory, and the instance that revokes sees it at once. A delay of 0 reads Redis every time.
  */
-function redisRevocations(redis: RedisRunner, maxLifetime: number, delay: number): Revocations {
+function redisRevocations(redis: RedisRunner, maxLifetime: number, delay: number, tracked: TrackedReads | null) {
+  // By key: an announced change drops the copy. A time read while a change was announced is not kept.
   const cache = delay > 0 ? boundedCache<string, number>(50_000, delay * 1000) : null
-  const keyOf = (userId: string) => redis.key('rev', digest(userId))
-  return Object.freeze({
+  let changes = 0
+  tracked?.onDrop((key) => {
+    changes++
+    cache?.delete(key)
+  })
+  // The hot path asks for a user's key on every hit: its SHA-256 is computed once.
+  const keys = boundedCache<string, string>(50_000)
+  const keyOf = (userId: string) => {
+    let key = keys.get(userId)
+    if (key === undefined) keys.set(userId, (key = redis.key('rev', digest(userId))))
+    return key
+  }
+  /** The time from memory, or undefined. */
+  const known = (key: string) => {
+    const held = tracked?.held(key, '')
+    return held === undefined ? cache?.get(key) : timeOf(held)
+  }
+  // '' for "no time": a user never revoked is held too (only users whose session opened are asked about).
+  const read = (key: string) =>
+    tracked?.read(key, '', async (client) => (await client.get(key)) ?? '') ?? redis.run((client) => client.get(key))
+  const revocations: Revocations & { peek(userId: string): number | undefined } = Object.freeze({
     async before(userId: string, fresh = false) {
-      const cached = fresh ? undefined : cache?.get(userId)
+      const key = keyOf(userId)
+      const cached = fresh ? undefined : known(key)
       if (cached !== undefined) return cached
-      const stored = await redis.run((client) => client.get(keyOf(userId)))
-      const time = stored !== null && /^\d{1,12}$/.test(stored) ? Number(stored) : 0
-      cache?.set(userId, time)
+      const seen = changes
+      const time = timeOf(await (fresh ? redis.run((client) => client.get(key)) : read(key)))
+      if (seen === changes) cache?.set(key, time)
       return time
     },
     /**
-     * What `before` would answer from this process's cache, without a promise; undefined when it would
-     * ask Redis (not read within the delay, or a delay of 0), and then the caller asks `before`.
+     * What `before` would answer from memory, without a promise; undefined when it would ask Redis,
+     * and then the caller asks `before`.
      */
-    peek: (userId: string): number | undefined => cache?.get(userId),
+    peek: (userId: string): number | undefined => known(keyOf(userId)),
     async stamp(userId: string) {
       const time = await redis.run((client) => client.eval(STAMP, 1, keyOf(userId)))
       return Number(time)
     },
     async revoke(userId: string) {
       // Kept as long as a session signed in before it could live; after that nothing needs it.
-      const time = await redis.run((client) => client.eval(REVOKE, 1, keyOf(userId), maxLifetime))
-      cache?.set(userId, Number(time))
+      const key = keyOf(userId)
+      const write = () => redis.run((client) => client.eval(REVOKE, 1, key, maxLifetime))
+      const time = await (tracked ? tracked.changing(key, write) : write())
+      cache?.set(key, Number(time))
     },
   })
+  return revocations
 }
+
+/** A stored revocation time (seconds), 0 for none or anything else. */
+const timeOf = (stored: string | null) => (stored !== null && /^\d{1,12}$/.test(stored) ? Number(stored) : 0)
 
 // Redis's clock, on the node that holds the user's key, dates both a revocation and every sign-in
 // after it, so instances whose clocks disagree cannot let an older session through. The time kept

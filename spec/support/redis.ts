@@ -51,11 +51,13 @@ export interface OwnRedis {
   close(): Promise<void>
 }
 
-/** A three-master Redis Cluster on loopback (no replicas), every node agreeing on `cluster_state:ok`. */
+/** A three-master Redis Cluster on loopback (replicas: see redisCluster), every node agreeing on `cluster_state:ok`. */
 export interface TestCluster {
   nodes: Array<{ host: string; port: number }>
   /** A new ioredis Cluster client over `nodes` (options merged), closed by `close()`. */
   client(options?: ClusterOptions): Cluster
+  /** SIGKILLs the node on `port` (a failover when it is a master with a replica). */
+  kill(port: number): Promise<void>
   /** Closes every client, kills the nodes and removes their folders. */
   close(): Promise<void>
 }
@@ -136,10 +138,11 @@ export async function ownRedis(): Promise<OwnRedis> {
 
 /**
  * Three `redis-server --cluster-enabled yes` nodes on loopback, each on a port whose cluster bus
- * (port + 10000) is free too, joined by `redis-cli --cluster create` with no replicas; resolves
- * once every node reports `cluster_state:ok`. Takes a few seconds.
+ * (port + 10000) is free too, joined by `redis-cli --cluster create` (with `replicas: 1`, three
+ * more nodes, one replica of each master); resolves once every node reports `cluster_state:ok`.
+ * Takes a few seconds.
  */
-export async function redisCluster(): Promise<TestCluster> {
+export async function redisCluster({ replicas = 0 }: { replicas?: 0 | 1 } = {}): Promise<TestCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-cluster-'))
   const servers: Server[] = []
   const clients = new Clients<Cluster>()
@@ -150,7 +153,7 @@ export async function redisCluster(): Promise<TestCluster> {
   }
   try {
     const taken = new Set<number>()
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 3 * (1 + replicas); i++) {
       const server = await onFreePort(
         async (port) => {
           const folder = join(dir, String(port))
@@ -163,7 +166,14 @@ export async function redisCluster(): Promise<TestCluster> {
       servers.push(server)
     }
     const addresses = servers.map((server) => `${host}:${server.port}`)
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'])
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...addresses,
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ])
     await until('cluster_state:ok on every node', async () => {
       const infos = await Promise.all(servers.map((server) => cli(server.port, 'CLUSTER', 'INFO')))
       return infos.every((info) => /^cluster_state:ok$/m.test(info))
@@ -176,6 +186,10 @@ export async function redisCluster(): Promise<TestCluster> {
   return {
     nodes,
     client: (options) => clients.add(new Cluster(nodes, { ...options })),
+    async kill(port) {
+      const server = servers.find((candidate) => candidate.port === port)
+      if (server) await halt(server.child, 'SIGKILL')
+    },
     close,
   }
 }
@@ -252,7 +266,7 @@ async function startWorkerServer(): Promise<WorkerServer> {
 }
 
 /** Starts redis-server on `port` in `dir` with nothing persisted, and its watchdog (removing `folder`). */
-async function redisServer(port: number, dir: string, extra: string[] = [], folder = dir): Promise<Server> {
+export async function redisServer(port: number, dir: string, extra: string[] = [], folder = dir): Promise<Server> {
   const args = ['--port', String(port), '--bind', host, '--save', '', '--appendonly', 'no', '--dir', dir, ...extra]
   const server = await startProcess('redis-server', args, { ready: /Ready to accept connections/, timeoutMs: 20_000 })
   watch(server.child.pid!, folder)
@@ -263,7 +277,10 @@ async function redisServer(port: number, dir: string, extra: string[] = [], fold
  * Runs `start` on a free port, again on another one (up to 5 times) when someone took the port in
  * the meantime (another worker, between freePort and redis-server's bind).
  */
-async function onFreePort<T>(start: (port: number) => Promise<T>, pick: () => Promise<number> = freePort): Promise<T> {
+export async function onFreePort<T>(
+  start: (port: number) => Promise<T>,
+  pick: () => Promise<number> = freePort,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await start(await pick())
@@ -297,7 +314,7 @@ function isFree(port: number): Promise<boolean> {
  * A detached `sh` loop that, once the worker (this process) is gone, SIGKILLs the redis-server's
  * process group and removes its folder; it ends by itself when the server does.
  */
-function watch(pid: number, dir: string): void {
+export function watch(pid: number, dir: string): void {
   const script =
     'while kill -0 "$1" 2>/dev/null; do kill -0 "$2" 2>/dev/null || exit 0; sleep 1; done; ' +
     'kill -KILL "-$2" 2>/dev/null; sleep 0.2; rm -rf -- "$3"'
@@ -309,7 +326,7 @@ function watch(pid: number, dir: string): void {
 }
 
 /** SIGTERM to the process group (or `signal` right away), SIGKILL after 5 s; resolves once it exited. */
-function halt(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
+export function halt(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
   return new Promise((resolve) => {
     if (exited(child)) return resolve()
     const timer = setTimeout(() => kill(child, 'SIGKILL'), 5000)
@@ -334,7 +351,7 @@ function exited(child: ChildProcess): boolean {
 }
 
 /** `redis-cli -h 127.0.0.1 -p <port> <args>`, its output. */
-function cli(port: number, ...args: string[]): Promise<string> {
+export function cli(port: number, ...args: string[]): Promise<string> {
   return run('redis-cli', ['-h', host, '-p', String(port), ...args])
 }
 
@@ -347,7 +364,7 @@ function run(command: string, args: string[]): Promise<string> {
   })
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)

@@ -23,6 +23,11 @@ export interface TrackedReads {
    * after, so its own next read sees the change (read-your-writes on this instance).
    */
   changing<T>(key: string, work: () => Promise<T>): Promise<T>
+  /**
+   * Calls `listener` with each key Redis announces as changed, and each this process changes (not
+   * on a flush or a new connection): for copies kept elsewhere, such as the revocation delay's.
+   */
+  onDrop(listener: (key: string) => void): void
   /** The value held for `key`/`field` now, without I/O; undefined when none is (or it is not current). */
   held(key: string, field: string): string | undefined
   /** What stands for the value of `key` held now (undefined: none), for `unchanged`. */
@@ -56,7 +61,11 @@ export interface HeldValues {
   flush(): void
 }
 
-export function heldValues(redis: RedisRunner, live: Liveness, now: () => number): HeldValues {
+export function heldValues(
+  redis: RedisRunner,
+  live: Pick<Liveness, 'tracked' | 'fresh' | 'freshSoon'>,
+  now: () => number,
+): HeldValues {
   const values = sizedCache<string, Entry>(
     { entries: MAX_KEYS, maxSize: MAX_CHARS },
     (entry, key) => key.length + 100 + [...entry.fields].reduce((n, [f, v]) => n + f.length + v.length + 50, 0),
@@ -76,7 +85,9 @@ export function heldValues(redis: RedisRunner, live: Liveness, now: () => number
     found.fields.set(field, value)
     values.set(key, found) // again, so that its size is counted again
   }
+  const dropListeners: Array<(key: string) => void> = []
   function drop(key: string) {
+    for (const listener of dropListeners) listener(key)
     values.delete(key)
     const flight = inFlight.get(key)
     if (flight) flight.changed = true
@@ -129,6 +140,7 @@ export function heldValues(redis: RedisRunner, live: Liveness, now: () => number
         drop(key)
       }
     },
+    onDrop: (listener: (key: string) => void) => void dropListeners.push(listener),
     held: (key: string, field: string) => (live.fresh() ? entry(key)?.fields.get(field) : undefined),
     version: (key: string) => (live.fresh() ? entry(key) : undefined),
     unchanged: (key: string, version: object) => live.fresh() && entry(key) === version,

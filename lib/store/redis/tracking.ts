@@ -28,6 +28,20 @@ const KEEPALIVE_MS = 1000
 /** Our connection's protocol (ioredis 6's option; ioredis 5 speaks RESP2 only). */
 const RESP2 = { protocol: 2 }
 
+/** How a connection of ours is made from the app's (a duplicate): connected and retried by us alone. */
+export const LISTENER_OPTIONS = {
+  lazyConnect: true,
+  autoResubscribe: false,
+  autoResendUnfulfilledCommands: false,
+  retryStrategy: () => null,
+  // With Sentinel, nor a retry loop of the connector's own, nor subscriber clients of its own.
+  sentinelRetryStrategy: () => null,
+  failoverDetector: false,
+  // ioredis 6 speaks RESP3 by default, where invalidations arrive as pushes it never emits; RESP2
+  // gets them as messages on CHANNEL, as ioredis 5 does. (Spread: 5's option types lack `protocol`.)
+  ...RESP2,
+}
+
 /**
  * Tracking of the keys under `prefixes` (as the app's client names them, before its own
  * `keyPrefix`), for a standalone ioredis client; null for a Cluster, whose keys live on many nodes.
@@ -46,18 +60,7 @@ export function redisTracking(
   // ioredis's own: an app that never connects its client, or gives up on it (a disconnect() while
   // it reconnects ends it without an 'end'), gets no connection of ours, and no retries that would
   // keep its process alive.
-  const listener = (main as Redis).duplicate({
-    lazyConnect: true,
-    autoResubscribe: false,
-    autoResendUnfulfilledCommands: false,
-    retryStrategy: () => null,
-    // With Sentinel, nor a retry loop of the connector's own, nor subscriber clients of its own.
-    sentinelRetryStrategy: () => null,
-    failoverDetector: false,
-    // ioredis 6 speaks RESP3 by default, where invalidations arrive as pushes it never emits; RESP2
-    // gets them as messages on CHANNEL, as ioredis 5 does. (Spread: 5's option types lack `protocol`.)
-    ...RESP2,
-  })
+  const listener = (main as Redis).duplicate(LISTENER_OPTIONS)
   const live = liveness(() => listener.ping(), now)
   const held = heldValues(redis, live, now)
   const reset = listen(listener, (main as Redis).options.keyPrefix ?? '', prefixes, { live, held, now })
@@ -70,7 +73,7 @@ export function redisTracking(
  * messages, and tracking prefixes, are what Redis stores: with the client's `keyPrefix`. Returns
  * `reset`, which forgets the connection's state and everything held.
  */
-function listen(
+export function listen(
   listener: Redis,
   keyPrefix: string,
   prefixes: readonly string[],
