@@ -9,6 +9,8 @@ import { userForLog } from './logger'
 import { createHelpers, type AuthHelpers } from './helpers'
 import { addressHash, createEmailRuntime } from './providers/email/runtime'
 import { createOAuthRegistry } from './providers/oauth/registry'
+import { createPasskeyHelpers, type PasskeyHelpers } from './providers/passkey/manage'
+import { createPasskeyRuntime } from './providers/passkey/runtime'
 import type { ProviderInfo } from './providers/types'
 import { createRouter } from './router'
 import type { Services } from './services'
@@ -29,7 +31,7 @@ import { redisTracking, type TrackedReads } from './store/redis/tracking'
 import type { ServerState } from './store/types'
 import { providerUrls } from './urls/provider-urls'
 
-export type AuthRouter = Router & AuthHelpers & DeviceHelpers
+export type AuthRouter = Router & AuthHelpers & DeviceHelpers & PasskeyHelpers
 
 /** `POST /_log` entries a client IP may send per minute. */
 const CLIENT_LOG_ENTRIES_PER_MINUTE = 30
@@ -53,6 +55,7 @@ export function auth(options?: AuthOptions): AuthRouter {
   const { state, redis } = server
   const sessions = sessionStore(config, server)
   const email = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
+  const passkey = createPasskeyRuntime(config.providers, config.secrets, config.log, redis)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
@@ -65,6 +68,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     providersJson: providersJsonFor(config.providers),
     oauth: createOAuthRegistry(config.providers, config.log, config.providerTimeout),
     email,
+    passkey,
     clientLogLimiter: state.limiter('client-log', CLIENT_LOG_ENTRIES_PER_MINUTE, 60),
     languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
@@ -79,7 +83,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     state.revocations,
     config.session.maxLifetime,
   )
-  return Object.assign(createRouter(svc), createHelpers(svc), devices)
+  return Object.assign(createRouter(svc), createHelpers(svc), devices, createPasskeyHelpers(passkey))
 }
 
 /** In Redis when `redis` is set (shared by every instance), else in this process's memory. */

@@ -26,6 +26,9 @@ export type LogEvent =
   | 'store.recovered'
   | 'signout.everywhere'
   | 'signout.others'
+  | 'passkey.added'
+  | 'passkey.refused'
+  | 'passkey.cloned'
 
 export interface LogEntry {
   level: LogLevel

@@ -5,6 +5,7 @@ import type { Log, UserForLog } from './logger'
 import type { Languages } from './pages/languages'
 import type { EmailRuntime } from './providers/email/runtime'
 import type { OAuthRegistry } from './providers/oauth/registry'
+import type { PasskeyRuntime } from './providers/passkey/runtime'
 import type { SessionManager } from './session/manager'
 import type { Limiter } from './store/types'
 import type { FlowKeys } from './sign-in/flow'
@@ -22,6 +23,8 @@ export interface Services {
   readonly oauth: OAuthRegistry
   /** E-mail sign-in, when an `email()` provider is configured. */
   readonly email: EmailRuntime | null
+  /** Passkey sign-in, when a `passkey()` provider is configured. */
+  readonly passkey: PasskeyRuntime | null
   readonly flowKeys: FlowKeys
   /** Counts `POST /_log` entries per client IP. */
   readonly clientLogLimiter: Limiter

@@ -17,7 +17,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   ['context', 'services'],
   ['sign-in'],
   // The two kinds of provider never import each other; what they share lies below them.
-  ['providers/oauth', 'providers/email'],
+  ['providers/oauth', 'providers/email', 'providers/passkey'],
   ['providers'],
   ['session'],
   ['csrf'],

@@ -5,7 +5,14 @@ import { hkdfSync } from 'node:crypto'
  * a value sealed or signed for one purpose can never be accepted for another.
  */
 export type KeyPurpose =
-  'session' | 'session-handle' | 'csrf' | 'oauth-flow' | 'oauth-state' | 'email-token' | 'email-address'
+  | 'session'
+  | 'session-handle'
+  | 'csrf'
+  | 'oauth-flow'
+  | 'oauth-state'
+  | 'email-token'
+  | 'email-address'
+  | 'passkey-challenge'
 
 const SALT = 'express-auth-service'
 
