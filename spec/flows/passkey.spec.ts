@@ -40,7 +40,7 @@ async function userWithPasskey(address: string) {
 describe('passkeys over NextAuth v5 passkey wire', () => {
   it('lists the provider as webauthn and answers options as the client reads them', async () => {
     const browser = new Browser(service)
-    const providers = (await (await browser.jar.fetch(`${service.base}/providers`)).json()) as Record<string, any>
+    const providers = (await (await browser.jar.fetch(`${service.base}/providers`)).json()) as Record<string, unknown>
     expect(providers.passkey).toEqual({
       id: 'passkey',
       name: 'Passkey',
@@ -71,7 +71,7 @@ describe('passkeys over NextAuth v5 passkey wire', () => {
     const browser = new Browser(service)
     await signInByEmail(service, browser, 'handle@example.com')
     const asked = await askOptions(service, browser, { action: 'register' })
-    const handle = Buffer.from(asked.body.options!.user.id as string, 'base64url')
+    const handle = Buffer.from(asked.body.options!.user.id, 'base64url')
     expect(handle).toHaveLength(32)
     expect(handle.toString('latin1')).not.toContain('handle@example.com')
     expect(asked.body.options!.authenticatorSelection).toMatchObject({
@@ -97,13 +97,17 @@ describe('refusals, each with nothing created', () => {
     expect(answer).toEqual(expect.objectContaining({ url: signInError(service), session: false }))
 
   it('a replayed challenge: the same answer with the same cookie again', async () => {
-    const { browser, authenticator } = user
+    // A synced passkey's counter stays 0, so only the spent challenge can stop the replay.
+    const { browser, authenticator } = await userWithPasskey('replay@example.com')
     const asked = await askOptions(service, browser)
     const cookie = browser.cookie('auth.webauthn-challenge')!
-    const answer = authenticator.get(asked.body.options as never)
+    const answer = authenticator.get(asked.body.options as never, { counter: 0 })
     expect(await postAnswer(service, browser, 'authenticate', answer)).toMatchObject({ session: true })
+    await browser.signOut()
     browser.jar.set(service.origin, `${cookie.name}=${cookie.value}; Path=/; HttpOnly; SameSite=Lax`)
     refused(await postAnswer(service, browser, 'authenticate', answer))
+    // A new ceremony of the same passkey still signs in.
+    expect(await passkeySignIn(service, browser, authenticator, { counter: 0 })).toMatchObject({ session: true })
   })
 
   it("a challenge from another browser, with that browser's cookie missing or its own", async () => {

@@ -48,9 +48,18 @@ export async function signInByEmail(service: PasskeyService, browser: Browser, a
     throw new Error(`the link answered ${signedIn.status} ${signedIn.headers.get('location')}`)
 }
 
+/** The WebAuthn options as JSON, the parts a spec reads. */
+export interface OptionsJson {
+  challenge: string
+  rpId?: string
+  user: { id: string; name: string }
+  userVerification?: string
+  authenticatorSelection?: Record<string, unknown>
+}
+
 export interface OptionsAnswer {
   status: number
-  body: { action?: string; options?: Record<string, any>; error?: string }
+  body: { action?: string; options?: OptionsJson; error?: string }
 }
 
 /** GET /webauthn-options/passkey as the client asks it (`action=register` to add a passkey). */
@@ -59,7 +68,9 @@ export async function askOptions(
   browser: Browser,
   query: Record<string, string> = {},
 ): Promise<OptionsAnswer> {
-  const res = await browser.jar.fetch(`${service.base}/webauthn-options/passkey?${new URLSearchParams(query)}`)
+  const res = await browser.jar.fetch(
+    `${service.base}/webauthn-options/passkey?${new URLSearchParams(query).toString()}`,
+  )
   return { status: res.status, body: (await res.json()) as OptionsAnswer['body'] }
 }
 
