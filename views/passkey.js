@@ -71,10 +71,27 @@
     })
   }
 
+  // A page of the app's own may leave the CSRF token out (`data-passkey-csrf` names {base}/csrf):
+  // it is fetched just before the answer is posted.
+  function csrfToken(form) {
+    var field = form.elements.namedItem('csrfToken')
+    var url = form.getAttribute('data-passkey-csrf')
+    if (field.value || !url) return Promise.resolve()
+    return fetch(url, { credentials: 'same-origin' })
+      .then(function (res) {
+        return res.json()
+      })
+      .then(function (body) {
+        field.value = body.csrfToken
+      })
+  }
+
   function post(form, action, credential) {
     form.elements.namedItem('action').value = action
     form.elements.namedItem('data').value = JSON.stringify(answerOf(credential))
-    form.submit()
+    return csrfToken(form).then(function () {
+      form.submit()
+    })
   }
 
   function showError(form) {
@@ -98,7 +115,7 @@
       }
       return navigator.credentials.get(request)
     }).then(function (credential) {
-      if (credential) post(form, answerAction(credential), credential)
+      if (credential) return post(form, answerAction(credential), credential)
     })
   }
 

@@ -83,7 +83,12 @@ function builtInPages(basePath: string, signedIn: boolean): string {
 const devicesSection = (): string => ''
 
 /** The home page: who is signed in, the session, and the way in or out. */
-export function homePage(basePath: string, session: Session | null, pictureOrigin: string | null = null): string {
+export function homePage(
+  basePath: string,
+  session: Session | null,
+  pictureOrigin: string | null = null,
+  passkeys = '',
+): string {
   if (!session) {
     return page(
       basePath,
@@ -107,6 +112,7 @@ export function homePage(basePath: string, session: Session | null, pictureOrigi
       `<p>Your session expires at ${escape(session.expires)}.</p>` +
       `<p><a href="/private">A page for signed-in users</a> · <a href="${escape(`${basePath}/signout`)}">Sign out</a></p>` +
       CLIENT_LINK +
+      passkeys +
       devicesSection() +
       builtInPages(basePath, true),
   )

@@ -1,10 +1,11 @@
 import type { Server } from 'node:http'
 import express from 'express'
 import Redis from 'ioredis'
-import { auth, email, oidc, type Callbacks, type Session, type VerificationRequest } from '../../lib'
+import { auth, email, oidc, passkey, type Callbacks, type Session, type VerificationRequest } from '../../lib'
 import { buildClientBundle } from './client/bundle'
 import { startEmbeddedIdp } from './identity-provider'
 import { CLIENT_PAGE_CSP, DEMO_CSS, PAGE_CSP, clientPage, homePage, privatePage, withPictures } from './pages'
+import { passkeyPageCsp, passkeySection } from './passkeys'
 import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
 
 /**
@@ -52,6 +53,9 @@ async function main() {
       settings.smtpUrl
         ? email({ from: settings.emailFrom, server: settings.smtpUrl })
         : email({ from: settings.emailFrom, sendVerificationRequest: printSignInLink }),
+      // "Sign in with a passkey" on the built-in page (and in the e-mail field's autofill); a
+      // signed-in user adds one on the home page. Without REDIS_URL, passkeys live in this process.
+      passkey(),
     ],
   })
   process.stdout.write(
@@ -71,13 +75,14 @@ async function main() {
   // The embedded provider serves the user's picture over http on 127.0.0.1: its origin is allowed.
   const pictureOrigin = settings.oidc ? null : new URL(issuer.issuer).origin
   app.get('/', (req, res, next) => {
-    authRouter
-      .getSession(req)
-      .then(
-        (session) =>
-          sendPage(res, homePage(settings.basePath, session, pictureOrigin), withPictures(PAGE_CSP, pictureOrigin)),
-        next,
-      )
+    Promise.all([authRouter.getSession(req), authRouter.getSessionRecord(req)])
+      .then(async ([session, record]) => {
+        // A signed-in user's passkeys, and the button that adds one (the service's own script).
+        const passkeys = record ? passkeySection(settings.basePath, await authRouter.listPasskeys(record.userId)) : ''
+        const csp = withPictures(passkeys ? passkeyPageCsp(settings.url) : PAGE_CSP, pictureOrigin)
+        sendPage(res, homePage(settings.basePath, session, pictureOrigin, passkeys), csp)
+      })
+      .catch(next)
   })
   app.get('/demo.css', (_req, res) => {
     res.type('css').set('X-Content-Type-Options', 'nosniff').send(DEMO_CSS)
