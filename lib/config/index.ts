@@ -233,7 +233,7 @@ function resolveProviders(value: unknown): readonly Provider[] {
         )
       if (type !== 'oauth' && type !== 'email' && type !== 'webauthn')
         throw new ConfigurationError(`\`${option}.type\` must be 'oauth', 'email' or 'webauthn'; got ${describe(type)}`)
-      if (type === 'webauthn' && value.filter((other) => isProvider(other) && other.type === type).length > 1)
+      if (type === 'webauthn' && value.slice(0, index).some((other) => isProvider(other) && other.type === type))
         throw new ConfigurationError(`\`${option}\` is a second passkey() provider; configure one`)
       if ((id === 'email') !== (type === 'email'))
         throw new ConfigurationError(
