@@ -100,6 +100,37 @@ describe('the demo in Chromium: passkeys', () => {
     await expect(signedInAs(page)).resolves.toBe('Signed in as Alice Example (alice@example.com).')
   })
 
+  it("works through NextAuth v5's own passkey client (next-auth/webauthn) in the demo's React page", async () => {
+    const { origin, idp } = browser.demo
+    const tab = await browser.newTab()
+    const { page } = tab
+    await addAuthenticator(tab)
+    const user = page.getByTestId('user')
+    await page.goto(`${origin}/client`)
+    await page.getByRole('button', { name: 'Sign in with Demo' }).click()
+    await page.waitForURL((url) => url.origin === idp)
+    await page.getByLabel('Username or e-mail').fill('alice')
+    await page.getByLabel('Password').fill('any password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${origin}/client`)
+    await expect(user.textContent()).resolves.toBe('Signed in as Alice Example (alice@example.com).')
+
+    // signIn('passkey', { action: 'register' }): the client's own ceremony, and back to this page.
+    const registered = page.waitForResponse((res) => new URL(res.url()).pathname.endsWith('/callback/passkey'))
+    await page.getByRole('button', { name: 'Add a passkey' }).click()
+    expect((await registered).status()).toBe(200)
+    await page.waitForURL(`${origin}/client`)
+    await page.goto(`${origin}/`)
+    await expect(page.locator('ul.passkeys li', { hasText: 'not used yet' }).count()).resolves.toBe(1)
+    await page.goto(`${origin}/client`)
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByText('You are not signed in.').waitFor()
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await page.getByText('Signed in as Alice Example (alice@example.com).').waitFor()
+    expect(page.url()).toBe(`${origin}/client`)
+  })
+
   it('keeps every page but the sign-in page and the home page without script', async () => {
     const { origin, base } = browser.demo
     const tab = await browser.newTab()
