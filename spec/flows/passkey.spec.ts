@@ -4,6 +4,7 @@
  * callback, `{url}` back), and every answer the ceremony's rules refuse is refused with nothing
  * created: no session, no passkey.
  */
+import fc from 'fast-check'
 import { Browser } from '../support/browser'
 import { SoftAuthenticator, FLAGS } from '../support/soft-authenticator'
 import {
@@ -206,6 +207,35 @@ describe('refusals, each with nothing created', () => {
     expect((await postAnswer(service, browser, 'authenticate', 'x'.repeat(70_000))).status).toBe(413)
   })
 
+  it('fuzzed answers: never a session, never a 5xx, and the service still signs in after them', async () => {
+    const { browser, authenticator } = user
+    const good = authenticator.get((await askOptions(service, browser)).body.options as never)
+    const response = good.response as Record<string, string>
+    // Around a genuine answer: each field replaced by anything JSON can hold, or the whole by noise.
+    const bent = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.json({ maxDepth: 3 }),
+      fc
+        .record({
+          field: fc.constantFrom('clientDataJSON', 'authenticatorData', 'signature', 'userHandle', 'attestationObject'),
+          value: fc.jsonValue({ maxDepth: 2 }),
+        })
+        .map(({ field, value }) => JSON.stringify({ ...good, response: { ...response, [field]: value } })),
+      fc
+        .record({ field: fc.constantFrom('id', 'rawId', 'type', 'response'), value: fc.jsonValue({ maxDepth: 2 }) })
+        .map(({ field, value }) => JSON.stringify({ ...good, [field]: value })),
+    )
+    await fc.assert(
+      fc.asyncProperty(bent, fc.constantFrom('authenticate', 'register', '', 'x'), async (data, action) => {
+        await askOptions(service, browser)
+        const answer = await postAnswer(service, browser, action, data)
+        return answer.status < 500 && !answer.session
+      }),
+      { numRuns: 150 },
+    )
+    expect(await passkeySignIn(service, browser, authenticator)).toMatchObject({ session: true })
+  })
+
   it('an answer without a valid CSRF token spends nothing', async () => {
     const { browser, authenticator } = user
     const asked = await askOptions(service, browser)
@@ -235,6 +265,23 @@ describe('refusals, each with nothing created', () => {
     })
     expect(crossSite.status).toBe(403)
     expect(crossSite.headers.getSetCookie()).toEqual([])
+  })
+})
+
+describe('the request rate limit', () => {
+  it('counts options requests and answers, as the other sign-in routes', async () => {
+    const limited = await startPasskeyService({}, { requestRateLimit: { limit: 3 } })
+    try {
+      const browser = new Browser(limited)
+      expect((await askOptions(limited, browser)).status).toBe(200)
+      expect((await askOptions(limited, browser)).status).toBe(200)
+      expect((await postAnswer(limited, browser, 'authenticate', '{}')).status).toBe(200)
+      const refused = await browser.jar.fetch(`${limited.base}/webauthn-options/passkey`)
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/)
+    } finally {
+      await limited.close()
+    }
   })
 })
 
