@@ -88,6 +88,27 @@ describe('passkeys over NextAuth v5 passkey wire', () => {
   })
 })
 
+describe("the sign-in page's script", () => {
+  it('is allowed by the sign-in page only, by its URL, and served as a script of ours', async () => {
+    const browser = new Browser(service)
+    const signin = await browser.jar.fetch(`${service.base}/signin`)
+    expect(signin.headers.get('content-security-policy')).toContain(
+      `script-src ${service.base}/assets/passkey.js; connect-src 'self'`,
+    )
+    const html = await signin.text()
+    expect(html).toContain(`<script src="${service.base}/assets/passkey.js"></script>`)
+    expect(html).toContain('autocomplete="email webauthn"')
+    const signout = await browser.jar.fetch(`${service.base}/signout`)
+    expect(signout.headers.get('content-security-policy')).not.toContain('script-src')
+    expect(await signout.text()).not.toContain('<script')
+    const script = await browser.jar.fetch(`${service.base}/assets/passkey.js`)
+    expect(script.status).toBe(200)
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    expect(script.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(await script.text()).toContain('navigator.credentials')
+  })
+})
+
 describe('refusals, each with nothing created', () => {
   let user: Awaited<ReturnType<typeof userWithPasskey>>
   beforeAll(async () => {
