@@ -44,6 +44,8 @@ export async function addPasskey(
     user,
   })
   const keep = async (owner: string) => {
+    // A new account's handle is kept as its own, so its next passkeys share it (one account per device).
+    if (userId === undefined) await runtime.store.userHandle(owner, handle)
     if (!(await runtime.store.create(passkey(owner)))) return false
     ctx.svc.log('info', 'passkey.added', 'a passkey was added', { ...ctx.svc.userForLog(owner) })
     return true

@@ -348,5 +348,8 @@ describe('passkey-first sign-up (opt-in)', () => {
     expect(await browser.session()).toMatchObject({ user: { name: 'typed@example.com', email: null } })
     await browser.signOut()
     expect(await passkeySignIn(signUp, browser, authenticator)).toMatchObject({ session: true })
+    // The new account's second passkey gets the same user handle as its first.
+    const second = await askOptions(signUp, browser, { action: 'register' })
+    expect(second.body.options!.user.id).toBe(again.body.options!.user.id)
   })
 })
