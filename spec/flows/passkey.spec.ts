@@ -189,6 +189,24 @@ describe('refusals, each with nothing created', () => {
     expect(await service.router.listPasskeys('email:other@example.com')).toHaveLength(0)
   })
 
+  it('a registration whose user signed out (or another signed in) after asking for its options', async () => {
+    const browser = new Browser(service)
+    await signInByEmail(service, browser, 'first@example.com')
+    const asked = await askOptions(service, browser, { action: 'register' })
+    await browser.signOut()
+    await signInByEmail(service, browser, 'second@example.com')
+    refused(
+      await postAnswer(
+        service,
+        browser,
+        'register',
+        new SoftAuthenticator(service.origin).create(asked.body.options as never),
+      ),
+    )
+    expect(await service.router.listPasskeys('email:first@example.com')).toEqual([])
+    expect(await service.router.listPasskeys('email:second@example.com')).toEqual([])
+  })
+
   it('a registration with user verification missing', async () => {
     const browser = new Browser(service)
     await signInByEmail(service, browser, 'nouv@example.com')
