@@ -9,6 +9,8 @@ import { userForLog } from './logger'
 import { createCsrfHelpers, createHelpers, type AuthHelpers } from './helpers'
 import { addressHash, createEmailRuntime } from './providers/email/runtime'
 import { createOAuthRegistry } from './providers/oauth/registry'
+import { createPasskeyHelpers, type PasskeyHelpers } from './providers/passkey/manage'
+import { createPasskeyRuntime } from './providers/passkey/runtime'
 import type { ProviderInfo } from './providers/types'
 import { createRouter } from './router'
 import type { Services } from './services'
@@ -33,7 +35,7 @@ import { providerTokens } from './tokens'
 import { withTokenCleanup } from './tokens/cleanup'
 import { providerUrls } from './urls/provider-urls'
 
-export type AuthRouter = Router & AuthHelpers & DeviceHelpers
+export type AuthRouter = Router & AuthHelpers & DeviceHelpers & PasskeyHelpers
 
 /** `POST /_log` entries a client IP may send per minute. */
 const CLIENT_LOG_ENTRIES_PER_MINUTE = 30
@@ -72,6 +74,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     ? withTokenCleanup(sessionStore(config, server), tokens.vault)
     : sessionStore(config, server)
   const email = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
+  const passkey = createPasskeyRuntime(config.providers, config.secrets, config.log, redis)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
@@ -86,6 +89,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     oauth,
     tokens,
     email,
+    passkey,
     clientLogLimiter: state.limiter('client-log', CLIENT_LOG_ENTRIES_PER_MINUTE, 60),
     languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
@@ -99,7 +103,7 @@ export function auth(options?: AuthOptions): AuthRouter {
   const handles = keyRing(config.secrets, 'session-handle')
   const devices = createDevices(sessions, handles, state.revocations, config.session.maxLifetime)
   const helpers = { ...createHelpers(svc, handleOfToken(sessions, handles)), ...createCsrfHelpers(svc) }
-  return Object.assign(createRouter(svc), helpers, devices)
+  return Object.assign(createRouter(svc), helpers, devices, createPasskeyHelpers(passkey))
 }
 
 /** In Redis when `redis` is set (shared by every instance), else in this process's memory. */

@@ -12,6 +12,9 @@ export {
   type PassportStrategyOptions,
 } from './providers/oauth/factories'
 export { email, type EmailOptions } from './providers/email/factory'
+export { passkey, type PasskeyOptions } from './providers/passkey/factory'
+export type { PasskeyHelpers, PasskeyInfo } from './providers/passkey/manage'
+export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './store/passkeys'
 export type { VerificationRecord, VerificationStore } from './store/verification'
 export { redisSessionStore, type RedisSessionStoreOptions } from './store/connect-redis'
 export type { RedisClient } from './store/redis'

@@ -32,6 +32,9 @@ export type LogEvent =
   | 'tokens.refreshed'
   | 'tokens.refresh_failed'
   | 'tokens.warning'
+  | 'passkey.added'
+  | 'passkey.refused'
+  | 'passkey.cloned'
 
 export interface LogEntry {
   level: LogLevel

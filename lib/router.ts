@@ -26,6 +26,8 @@ import { signOutCallback } from './routes/signout-callback'
 import { signOutPage } from './routes/signout-page'
 import { stylesheet } from './routes/stylesheet'
 import { verifyRequest } from './routes/verify-request'
+import { webauthnOptions } from './routes/webauthn-options'
+import { passkeyScript } from './routes/passkey-script'
 
 interface Route {
   readonly GET?: Handler
@@ -57,7 +59,8 @@ const ROUTES: ReadonlyMap<string, Route> = new Map(
     signin: { GET: signInPage },
     'signin/:provider': { POST: signInWithProvider, csrf: invalidCsrf.backTo('/signin'), limited: true },
     // An OAuth provider's redirect carries no CSRF token: `state` and the flow cookie bind it instead.
-    // The e-mail link's POST checks its own token, because its answer to a bad one is the link itself.
+    // The e-mail link's POST checks its own token, because its answer to a bad one is the link itself;
+    // a passkey's answer checks its own too (lib/sign-in/passkey-callback.ts).
     'callback/:provider': { GET: providerCallback, POST: providerCallback, csrf: EXEMPT, limited: true },
     signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
     // The provider sends the browser back after its own sign-out (`logout: 'provider'`): `state` binds it.
@@ -65,6 +68,10 @@ const ROUTES: ReadonlyMap<string, Route> = new Map(
     'verify-request': { GET: verifyRequest },
     error: { GET: errorPage },
     'assets/style.css': { GET: stylesheet },
+    // A passkey ceremony's options: a GET that keeps a challenge, so it is counted like a sign-in.
+    'webauthn-options/:provider': { GET: webauthnOptions, limited: true },
+    // The sign-in page's only script, allowed by its CSP only when passkey() is configured.
+    'assets/passkey.js': { GET: passkeyScript },
     // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
     // An entry is a level, a code and a short message: a few hundred bytes.
     _log: { POST: clientLog, csrf: EXEMPT, bodyLimit: 4096 },
@@ -198,13 +205,14 @@ function setupChecks(svc: Services, basePath: string): (req: Request) => void {
 }
 
 /**
- * Every POST passes the origin check (lib/csrf/origin.ts) but an OAuth provider's callback (a
- * provider may post its answer, `response_mode=form_post`, and `state` with the flow cookie binds
- * it) and back-channel logout (the provider's server posts it, its signed token authorizes it).
+ * Every POST passes the origin check (lib/csrf/origin.ts) but an OAuth provider's callback (the
+ * e-mail link's confirm step and a passkey's answer do not return from another site: a provider
+ * may post its answer, `response_mode=form_post`, and `state` with the flow cookie binds it) and
+ * back-channel logout (the provider's server posts it, its signed token authorizes it).
  */
 function refusedAsCrossSite(ctx: Context, key: string): boolean {
   const { svc } = ctx
-  if (key === 'callback/:provider' && ctx.providerId !== svc.email?.provider.id) return false
+  if (key === 'callback/:provider' && svc.oauth.get(ctx.providerId ?? '')) return false
   // A provider's server, not a browser: it may send any Origin, and the logout token authorizes it.
   if (key === 'backchannel-logout/:provider') return false
   return crossSiteRefused(ctx.req.headers, ctx.base.origin, svc.config.trustedOrigins)
@@ -217,7 +225,9 @@ function refusedAsCrossSite(ctx: Context, key: string): boolean {
  * callback: SameSite=Lax keeps the flow cookie off such requests.
  */
 function counted(ctx: Context, method: string): boolean {
-  if (method === 'POST') return true
+  const { passkey } = ctx.svc
+  // Every POST; and a passkey's options GET, which keeps a challenge on the server.
+  if (method === 'POST' || (passkey !== null && ctx.providerId === passkey.provider.id)) return true
   const prefix = `${ctx.cookieSet.flow.name}.`
   return Object.keys(ctx.cookies).some((name) => name.startsWith(prefix))
 }

@@ -6,6 +6,7 @@ import type { Log, UserForLog } from './logger'
 import type { Languages } from './pages/languages'
 import type { EmailRuntime } from './providers/email/runtime'
 import type { OAuthRegistry } from './providers/oauth/registry'
+import type { PasskeyRuntime } from './providers/passkey/runtime'
 import type { SessionManager } from './session/manager'
 import type { LogoutIndex } from './store/logout-index'
 import type { Limiter } from './store/types'
@@ -27,6 +28,8 @@ export interface Services {
   readonly tokens: ProviderTokens
   /** E-mail sign-in, when an `email()` provider is configured. */
   readonly email: EmailRuntime | null
+  /** Passkey sign-in, when a `passkey()` provider is configured. */
+  readonly passkey: PasskeyRuntime | null
   readonly flowKeys: FlowKeys
   /** Counts `POST /_log` entries per client IP. */
   readonly clientLogLimiter: Limiter

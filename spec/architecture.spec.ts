@@ -19,7 +19,7 @@ const LAYERS: ReadonlyArray<readonly string[]> = [
   // The provider tokens of sessions: captured at sign-in, refreshed for getAccessToken.
   ['tokens'],
   // The two kinds of provider never import each other; what they share lies below them.
-  ['providers/oauth', 'providers/email'],
+  ['providers/oauth', 'providers/email', 'providers/passkey'],
   ['providers'],
   ['session'],
   ['csrf'],

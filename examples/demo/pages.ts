@@ -147,6 +147,7 @@ export function homePage(
   session: Session | null,
   pictureOrigin: string | null = null,
   devices: DevicesView | null = null,
+  passkeys = '',
 ): string {
   if (!session) {
     return page(
@@ -171,6 +172,7 @@ export function homePage(
       `<p>Your session expires at ${escape(session.expires)}.</p>` +
       `<p><a href="/private">A page for signed-in users</a> · <a href="${escape(`${basePath}/signout`)}">Sign out</a></p>` +
       CLIENT_LINK +
+      passkeys +
       devicesSection(basePath, devices) +
       builtInPages(basePath, true),
   )

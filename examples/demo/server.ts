@@ -1,7 +1,7 @@
 import type { Server } from 'node:http'
 import express from 'express'
 import Redis from 'ioredis'
-import { auth, email, oidc, type Callbacks, type Session, type VerificationRequest } from '../../lib'
+import { auth, email, oidc, passkey, type Callbacks, type Session, type VerificationRequest } from '../../lib'
 import { buildClientBundle } from './client/bundle'
 import { startEmbeddedIdp } from './identity-provider'
 import {
@@ -15,6 +15,7 @@ import {
   withPictures,
   type DevicesView,
 } from './pages'
+import { passkeyPageCsp, passkeySection } from './passkeys'
 import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
 
 /**
@@ -65,6 +66,9 @@ async function main() {
       settings.smtpUrl
         ? email({ from: settings.emailFrom, server: settings.smtpUrl })
         : email({ from: settings.emailFrom, sendVerificationRequest: printSignInLink }),
+      // "Sign in with a passkey" on the built-in page (and in the e-mail field's autofill); a
+      // signed-in user adds one on the home page. Without REDIS_URL, passkeys live in this process.
+      passkey(),
     ],
   })
   process.stdout.write(
@@ -92,16 +96,19 @@ async function main() {
     return { csrfToken, sessions, current: record.handle }
   }
   app.get('/', (req, res, next) => {
-    Promise.all([authRouter.getSession(req), devicesOf(req, res)]).then(
-      ([session, devices]) =>
+    Promise.all([authRouter.getSession(req), authRouter.getSessionRecord(req), devicesOf(req, res)])
+      .then(async ([session, record, devices]) => {
+        // A signed-in user's passkeys, and the button that adds one (the service's own script).
+        const passkeys = record ? passkeySection(settings.basePath, await authRouter.listPasskeys(record.userId)) : ''
+        const csp = withPictures(passkeys ? passkeyPageCsp(settings.url) : PAGE_CSP, pictureOrigin)
         // Its forms carry the CSRF token: a page for this browser alone, never kept by a cache.
         sendPage(
           res.set('Cache-Control', 'private, no-store'),
-          homePage(settings.basePath, session, pictureOrigin, devices),
-          withPictures(PAGE_CSP, pictureOrigin),
-        ),
-      next,
-    )
+          homePage(settings.basePath, session, pictureOrigin, devices, passkeys),
+          csp,
+        )
+      })
+      .catch(next)
   })
   // "Sign out this one": a form of the home page, with the service's CSRF token; only the signed-in
   // user's own sessions can be named (revokeSession checks the handle against the user's list).

@@ -13,6 +13,8 @@ export interface CookieSet {
   readonly csrfToken: CookieDef
   /** Its name is a prefix: one flow cookie is `<name>.<flow id>`. */
   readonly flow: CookieDef
+  /** A passkey ceremony in progress: a random id whose keyed hash names its challenge on the server. */
+  readonly webauthnChallenge: CookieDef
 }
 
 type CookieKind = keyof CookieSet
@@ -21,6 +23,7 @@ const BASE_NAMES: Record<CookieKind, string> = {
   sessionToken: 'auth.session-token',
   csrfToken: 'auth.csrf-token',
   flow: 'auth.flow',
+  webauthnChallenge: 'auth.webauthn-challenge',
 }
 
 const NAME = /^[!#$%&'*+\-.^\w`|~]+$/

@@ -110,7 +110,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     )
 
   const cookies = optionalObject(options.cookies, 'cookies')
-  checkKeys(cookies, ['sessionToken', 'csrfToken', 'flow'], 'cookies.')
+  checkKeys(cookies, ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge'], 'cookies.')
   for (const [kind, override] of Object.entries(cookies)) {
     checkKeys(optionalObject(override, `cookies.${kind}`), ['name', 'options'], `cookies.${kind}.`)
     checkKeys(
@@ -121,10 +121,12 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
   }
 
   const providers = resolveProviders(options.providers)
-  if (base === null && providers.some((provider) => provider.type === 'email')) {
-    // A link built from a request's Host could point at any site, and the mail would carry the token there.
+  const needsUrl = providers.find((provider) => provider.type !== 'oauth')
+  if (base === null && needsUrl) {
+    // A link built from a request's Host could point at any site, and the mail would carry the token
+    // there; a passkey is bound to its relying party's ID, which must not change with a header.
     throw new ConfigurationError(
-      "`url` is required with email(): sign-in links are never built from a request's Host or X-Forwarded-Host; set `url: 'https://example.com/api/auth'` or SERVICE_AUTH_URL",
+      `\`url\` is required with ${needsUrl.type === 'email' ? "email(): sign-in links are never built from a request's Host or X-Forwarded-Host" : 'passkey(): the relying party ID of every passkey comes from it'}; set \`url: 'https://example.com/api/auth'\` or SERVICE_AUTH_URL`,
     )
   }
   if (providers.length === 0)
@@ -203,7 +205,7 @@ function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string
   return Object.freeze([...(list as string[])])
 }
 
-const PROTOCOLS: ReadonlySet<unknown> = new Set(['strategy', 'oauth2', 'oidc', 'email'])
+const PROTOCOLS: ReadonlySet<unknown> = new Set(['strategy', 'oauth2', 'oidc', 'email', 'webauthn'])
 const PROVIDER_ID = /^[a-z0-9][\w-]{0,63}$/i
 
 function resolveProviders(value: unknown): readonly Provider[] {
@@ -217,7 +219,7 @@ function resolveProviders(value: unknown): readonly Provider[] {
       // GET /providers and then answer 404.
       if (!isProvider(provider)) {
         throw new ConfigurationError(
-          `\`${option}\` must be made by passportStrategy(), oauth2(), oidc() or email() (import them from 'express-auth-service'); got ${describe(provider)}`,
+          `\`${option}\` must be made by passportStrategy(), oauth2(), oidc(), email() or passkey() (import them from 'express-auth-service'); got ${describe(provider)}`,
         )
       }
       const { id, name, type } = provider
@@ -229,8 +231,10 @@ function resolveProviders(value: unknown): readonly Provider[] {
         throw new ConfigurationError(
           `\`${option}.id\` ${JSON.stringify(id)} is used twice; give each provider its own id`,
         )
-      if (type !== 'oauth' && type !== 'email')
-        throw new ConfigurationError(`\`${option}.type\` must be 'oauth' or 'email'; got ${describe(type)}`)
+      if (type !== 'oauth' && type !== 'email' && type !== 'webauthn')
+        throw new ConfigurationError(`\`${option}.type\` must be 'oauth', 'email' or 'webauthn'; got ${describe(type)}`)
+      if (type === 'webauthn' && value.slice(0, index).some((other) => isProvider(other) && other.type === type))
+        throw new ConfigurationError(`\`${option}\` is a second passkey() provider; configure one`)
       if ((id === 'email') !== (type === 'email'))
         throw new ConfigurationError(
           `\`${option}.id\` 'email' is reserved for the e-mail provider, which always has that id`,

@@ -96,7 +96,12 @@ export interface Callbacks {
 
 export interface SignInCallbackParams {
   user: SessionUser & { id: string }
-  account: { provider: string; type: 'oauth' | 'email'; providerAccountId: string; [field: string]: unknown }
+  account: {
+    provider: string
+    type: 'oauth' | 'email' | 'webauthn'
+    providerAccountId: string
+    [field: string]: unknown
+  }
   profile?: Record<string, unknown>
   /** E-mail sign-in: `verificationRequest` is true when the link is asked for, absent when it is used. */
   email?: { verificationRequest: boolean }
@@ -113,12 +118,23 @@ export const EVENT_NAMES = [
   'backchannelLogout',
   'tokenRefreshed',
   'tokenRefreshFailed',
+  'passkeyCloned',
 ] as const
 
 export interface Events {
   signIn?: (message: { record: Readonly<SessionRecord> }) => void | Promise<void>
   signOut?: (message: { record: Readonly<SessionRecord> | null }) => void | Promise<void>
   session?: (message: { session: Session; record: Readonly<SessionRecord> }) => void | Promise<void>
+  /**
+   * A passkey answered with a signature counter that did not go up: the authenticator may have been
+   * cloned. The sign-in was refused; the passkey is kept (the app decides: delete it, tell the user).
+   */
+  passkeyCloned?: (message: {
+    userId: string
+    passkeyId: string
+    storedCounter: number
+    receivedCounter: number
+  }) => void | Promise<void>
   /**
    * An OpenID Connect provider's back-channel logout ended every session of these users (the
    * users its session, or its subject, signed in; none when it had signed in nobody we know).
@@ -159,6 +175,8 @@ export interface CookieOverrides {
   sessionToken?: CookieOverride
   csrfToken?: CookieOverride
   flow?: CookieOverride
+  /** The passkey ceremony's challenge cookie (`passkey()`). */
+  webauthnChallenge?: CookieOverride
 }
 
 export interface SessionOptions {

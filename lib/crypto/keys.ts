@@ -15,6 +15,7 @@ export type KeyPurpose =
   | 'email-typed'
   | 'logout-hint'
   | 'provider-tokens'
+  | 'passkey-challenge'
 
 const SALT = 'express-auth-service'
 

@@ -1,5 +1,6 @@
 import type { Response } from 'express'
 import { renderView, STYLESHEET, type RenderOptions, type ViewData, type ViewName } from '../pages/render'
+import { PASSKEY_SCRIPT, type Asset } from '../pages/assets'
 import { noSniff, sendHtml } from './reply'
 import type { Messages } from '../pages/messages'
 
@@ -31,25 +32,34 @@ export function renderErrorPage(res: Response, status: number, code: string, bas
 
 /** `GET {base}/assets/style.css`: the pages' only stylesheet, cacheable for a day. */
 export function sendStylesheet(res: Response): void {
+  sendAsset(res, STYLESHEET, 'text/css; charset=utf-8')
+}
+
+/** `GET {base}/assets/passkey.js`: the sign-in page's passkey script, the only script of the pages. */
+export function sendPasskeyScript(res: Response): void {
+  sendAsset(res, PASSKEY_SCRIPT, 'text/javascript; charset=utf-8')
+}
+
+function sendAsset(res: Response, asset: Asset, type: string): void {
   noSniff(res)
   res.setHeader('Cache-Control', 'public, max-age=86400')
-  res.setHeader('ETag', STYLESHEET.etag)
-  if (matchesEtag(res.req?.headers['if-none-match'])) {
+  res.setHeader('ETag', asset.etag)
+  if (matchesEtag(res.req?.headers['if-none-match'], asset.etag)) {
     res.statusCode = 304
     res.end()
     return
   }
   res.statusCode = 200
-  res.setHeader('Content-Type', 'text/css; charset=utf-8')
-  res.setHeader('Content-Length', STYLESHEET.body.length)
-  res.end(STYLESHEET.body)
+  res.setHeader('Content-Type', type)
+  res.setHeader('Content-Length', asset.body.length)
+  res.end(asset.body)
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110, 13.1.2): `W/` is ignored. */
-function matchesEtag(header: string | undefined): boolean {
+function matchesEtag(header: string | undefined, etag: string): boolean {
   if (!header) return false
   return header.split(',').some((tag) => {
     const value = tag.trim()
-    return value === '*' || value.replace(/^W\//, '') === STYLESHEET.etag
+    return value === '*' || value.replace(/^W\//, '') === etag
   })
 }

@@ -20,6 +20,9 @@ export const de: Messages = {
     withProvider: 'Mit {name} anmelden',
     emailLabel: 'E-Mail-Adresse',
     or: 'oder',
+    withPasskey: 'Mit einem Passkey anmelden',
+    passkeyFailed:
+      'Die Anmeldung mit einem Passkey hat nicht geklappt. Versuchen Sie es erneut oder melden Sie sich anders an.',
   },
   signinAlerts: {
     Signin: ANDERES_KONTO,

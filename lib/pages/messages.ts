@@ -23,7 +23,15 @@ export interface ErrorText {
 export interface Messages {
   lang: string
   titles: Record<ViewName, string>
-  signin: { heading: string; withProvider: string; emailLabel: string; or: string }
+  signin: {
+    heading: string
+    withProvider: string
+    emailLabel: string
+    or: string
+    /** The passkey button (`passkey()`), and what shows when its ceremony fails in the browser. */
+    withPasskey: string
+    passkeyFailed: string
+  }
   signinAlerts: Record<SigninAlertCode, string>
   signout: { heading: string; question: string; button: string }
   error: { backToSignIn: string }
@@ -50,6 +58,8 @@ export const en: Messages = {
     withProvider: 'Sign in with {name}',
     emailLabel: 'Email address',
     or: 'or',
+    withPasskey: 'Sign in with a passkey',
+    passkeyFailed: 'Signing in with a passkey did not work. Try again, or use another way to sign in.',
   },
   signinAlerts: {
     Signin: TRY_ANOTHER_ACCOUNT,

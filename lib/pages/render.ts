@@ -9,7 +9,7 @@ export type { ViewName } from './messages'
 export interface ProviderLink {
   readonly id: string
   readonly name: string
-  readonly type: 'oauth' | 'email'
+  readonly type: 'oauth' | 'email' | 'webauthn'
   /** Absolute: `{base}/signin/{id}`. */
   readonly signinUrl: string
 }
@@ -24,6 +24,8 @@ export interface SigninData {
   readonly error?: string
   /** Fills in the e-mail field. */
   readonly email?: string
+  /** With a `passkey()` provider: where its options and answers go (the page then loads its script). */
+  readonly passkey?: { readonly optionsUrl: string; readonly callbackUrl: string }
 }
 
 export interface SignoutData {
@@ -80,7 +82,7 @@ type Models = { readonly [V in ViewName]: (t: Messages, data: ViewData[V]) => Mo
 /** What each view may use: the keys of its model's locals (strict mode: anything else throws). */
 const LOCALS: Readonly<Record<ViewName | 'layout', readonly string[]>> = {
   layout: ['t', 'title', 'stylesheet', 'body'],
-  signin: ['t', 'fmt', 'csrfToken', 'callbackUrl', 'oauthProviders', 'emailProvider', 'alert', 'email'],
+  signin: ['t', 'fmt', 'csrfToken', 'callbackUrl', 'oauthProviders', 'emailProvider', 'alert', 'email', 'passkey'],
   signout: ['t', 'base', 'csrfToken', 'callbackUrl'],
   error: ['t', 'text', 'signinUrl'],
   'verify-request': ['t', 'fmt', 'site', 'siteName'],
@@ -88,7 +90,7 @@ const LOCALS: Readonly<Record<ViewName | 'layout', readonly string[]>> = {
 }
 
 const MODELS: Models = {
-  signin: (t, { csrfToken, callbackUrl, providers, error, email }) => ({
+  signin: (t, { base, csrfToken, callbackUrl, providers, error, email, passkey }) => ({
     title: t.titles.signin,
     locals: {
       csrfToken,
@@ -97,6 +99,7 @@ const MODELS: Models = {
       emailProvider: providers.find((p) => p.type === 'email'),
       alert: error ? signinAlert(t, error) : undefined,
       email: email ?? '',
+      passkey: passkey && { ...passkey, scriptUrl: `${base}/assets/passkey.js` },
     },
   }),
   signout: (t, { base, csrfToken, callbackUrl }) => ({
@@ -163,10 +166,13 @@ const CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancest
  * (and the redirects after them) may reach; none given: `form-action 'none'` (a page without a form);
  * null: no `form-action` at all (a destination is not known).
  */
-export function pageCsp(formAction?: readonly string[] | null): string {
-  if (formAction === null) return CSP
-  if (formAction === undefined) return `${CSP}; form-action 'none'`
-  return `${CSP}; form-action ${["'self'", ...formAction].join(' ')}`
+export function pageCsp(formAction?: readonly string[] | null, script?: string): string {
+  // The sign-in page with a passkey provider runs our one script, named by its full URL, and it
+  // talks to our own routes only; every other page stays without script.
+  const csp = script === undefined ? CSP : `${CSP}; script-src ${script}; connect-src 'self'`
+  if (formAction === null) return csp
+  if (formAction === undefined) return `${csp}; form-action 'none'`
+  return `${csp}; form-action ${["'self'", ...formAction].join(' ')}`
 }
 
 /** A rendered page: its HTML, and whether it carries a token (then no cache may keep it). */
@@ -182,10 +188,11 @@ export function renderView<V extends ViewName>(view: V, data: ViewData[V], optio
   const model = MODELS[view](t, data)
   const body = TEMPLATES[view]({ ...model.locals, t, fmt: format })
   const stylesheet = data.base === undefined ? undefined : `${data.base}/assets/style.css`
+  const script = view === 'signin' && (data as SigninData).passkey ? `${data.base}/assets/passkey.js` : undefined
   return {
     html: LAYOUT({ t, title: model.title, stylesheet, body }),
     noStore: options.noStore ?? CARRIES_TOKEN.has(view),
-    csp: pageCsp(options.formAction),
+    csp: pageCsp(options.formAction, script),
   }
 }
 

@@ -1,11 +1,12 @@
 import type { Strategy } from 'passport'
+import type { PasskeyStore } from '../store/passkeys'
 import type { VerificationStore } from '../store/verification'
 
 /** What every configured provider has; OAuth and e-mail providers add their own parts. */
 export interface ProviderInfo {
   readonly id: string
   readonly name: string
-  readonly type: 'oauth' | 'email'
+  readonly type: 'oauth' | 'email' | 'webauthn'
 }
 
 /** The checks an OAuth flow makes. `state` cannot be turned off. */
@@ -126,4 +127,20 @@ export interface EmailProvider extends ProviderInfo {
  * factories through resolveConfig to the registry (`type`, then `protocol`), so nothing downstream
  * casts. Its members' fields are the package's own: the public types are the factories' options.
  */
-export type Provider = OAuthProvider | EmailProvider
+export type Provider = OAuthProvider | EmailProvider | PasskeyProvider
+
+/** Sign-in with a passkey (WebAuthn), `passkey()`. */
+export interface PasskeyProvider extends ProviderInfo {
+  readonly type: 'webauthn'
+  readonly protocol: 'webauthn'
+  /** The name authenticators show beside the passkey (the relying party's name). */
+  readonly relyingPartyName: string | undefined
+  /** `required` unless the app set `dangerouslyAllowWithoutUserVerification`. */
+  readonly userVerification: 'required' | 'preferred'
+  /** A visitor without a session may create an account with a passkey only (the signIn callback decides). */
+  readonly signUp: boolean
+  /** Seconds a ceremony's challenge lives. */
+  readonly challengeMaxAge: number
+  /** The app's own store; Redis's (with `redis`) or this process's memory when absent. */
+  readonly store: PasskeyStore | undefined
+}

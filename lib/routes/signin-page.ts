@@ -11,7 +11,7 @@ import { providerUrls } from '../urls/provider-urls'
  * over). It only displays: no session changes. It sets the CSRF cookie its forms need.
  */
 export async function signInPage(ctx: Context): Promise<void> {
-  const { config } = ctx.svc
+  const { config, passkey } = ctx.svc
   if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
   const error = ctx.query.get('error') ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
   const { email: emailRuntime } = ctx.svc
@@ -33,6 +33,12 @@ export async function signInPage(ctx: Context): Promise<void> {
       })),
       ...(error === undefined ? {} : { error }),
       ...(email ? { email } : {}),
+      ...(passkey && {
+        passkey: {
+          optionsUrl: ctx.serviceUrl(`/webauthn-options/${passkey.provider.id}`),
+          callbackUrl: providerUrls(ctx.base, passkey.provider.id).callbackUrl,
+        },
+      }),
     },
     { formAction: await formActionOrigins(ctx, true), messages: ctx.messages() },
   )

@@ -1,6 +1,5 @@
 import type { Context } from '../context'
 import { setCookie } from '../http/cookies'
-import { sendRedirect } from '../http/reply'
 import { safeCallbackUrl } from '../urls/callback-url'
 import { askSignIn, type SignInQuestion } from './decide'
 import { rebindFlows } from './flow'
@@ -12,6 +11,13 @@ export interface SignInInput extends SignInQuestion {
   flowId?: string
   /** Runs once the user id is decided, before the session is made (back-channel logout remembers it). */
   beforeSession?: (userId: string) => Promise<void>
+  /** The user id unless the signIn callback chooses one; default `{provider}:{user.id}`. */
+  userId?: string
+  /**
+   * Runs once the signIn callback allowed, before the session is made, with the user id the session
+   * gets (a passkey sign-up keeps its passkey here); false refuses the sign-in (CredentialsSignin).
+   */
+  prepare?: (userId: string) => Promise<boolean>
 }
 
 /**
@@ -25,9 +31,10 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   const decision = await askSignIn(ctx, { user, account, ...(profile ? { profile } : {}) })
   if (decision.kind === 'deny') return ctx.redirectToError(decision.code)
   if (decision.kind === 'redirect')
-    return sendRedirect(ctx.res, safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
+    return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 
-  const userId = decision.userId ?? `${account.provider}:${user.id}`
+  const userId = decision.userId ?? input.userId ?? `${account.provider}:${user.id}`
+  if (input.prepare && !(await input.prepare(userId))) return ctx.redirectToError('CredentialsSignin')
   await input.beforeSession?.(userId)
   // The provider's tokens, when it keeps them (`tokens: true`): in Redis, or sealed in the session.
   const tokens = await svc.tokens.capture(account, userId)
@@ -44,7 +51,8 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
     provider: account.provider,
   })
   await ctx.emit('signIn', svc.config.events.signIn, { record })
-  sendRedirect(ctx.res, input.callbackUrl)
+  // A 302, or `{"url"}` for a client that asked for JSON (the passkey client posts with fetch).
+  ctx.redirect(input.callbackUrl)
 }
 
 /** A CSRF token known before sign-in is not carried into the session. */

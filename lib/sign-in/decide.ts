@@ -11,7 +11,12 @@ export type Decision =
 
 export interface SignInQuestion {
   user: ProviderUser
-  account: { provider: string; type: 'oauth' | 'email'; providerAccountId: string; [field: string]: unknown }
+  account: {
+    provider: string
+    type: 'oauth' | 'email' | 'webauthn'
+    providerAccountId: string
+    [field: string]: unknown
+  }
   profile?: Record<string, unknown>
   email?: { verificationRequest: boolean }
 }

@@ -5,4 +5,5 @@
  */
 export { describeSessionStoreContract, type SessionStoreLike } from './session-store'
 export { describeVerificationStoreContract } from './verification-store'
+export { describePasskeyStoreContract } from './passkey-store'
 export type { TestFramework } from './types'

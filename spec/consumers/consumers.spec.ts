@@ -172,7 +172,17 @@ describe('apps that install the tarball', () => {
       `}))`,
     ].join('\n')
     const output = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dirs.get(esModuleApp)! })
-    const runtime = ['AuthError', 'ConfigurationError', 'auth', 'de', 'email', 'oauth2', 'oidc', 'passportStrategy']
+    const runtime = [
+      'AuthError',
+      'ConfigurationError',
+      'auth',
+      'de',
+      'email',
+      'oauth2',
+      'oidc',
+      'passkey',
+      'passportStrategy',
+    ]
     expect(JSON.parse(output)).toEqual({
       imported: [...runtime, 'redisSessionStore'].sort(),
       required: [...runtime, 'redisSessionStore'].sort(),

@@ -186,8 +186,10 @@ describe('the demo app (npm start)', () => {
     const origin = `http://localhost:${port}`
     const base = `${origin}/api/auth`
     const jar = new CookieJar()
-    const [oauthForm, emailForm, ...none] = await signInPageForms(jar, base)
+    const [oauthForm, emailForm, passkeyForm, ...none] = await signInPageForms(jar, base)
     expect(none).toEqual([])
+    // The passkey form, which the page's script shows in a browser with passkeys.
+    expect(passkeyForm).toMatchObject({ action: `${base}/callback/passkey`, buttons: ['Sign in with a passkey'] })
     expect(oauthForm).toMatchObject({ action: `${base}/signin/oidc`, buttons: ['Sign in with Demo'] })
     expect(emailForm).toMatchObject({ method: 'post', action: `${base}/signin/email`, buttons: ['Sign in with Email'] })
     expect(Object.keys(emailForm!.fields)).toEqual(['csrfToken', 'callbackUrl', 'email'])
@@ -291,6 +293,13 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
         type: 'email',
         signinUrl: `${base}/signin/email`,
         callbackUrl: `${base}/callback/email`,
+      },
+      passkey: {
+        id: 'passkey',
+        name: 'Passkey',
+        type: 'webauthn',
+        signinUrl: `${base}/signin/passkey`,
+        callbackUrl: `${base}/callback/passkey`,
       },
     })
   })

@@ -8,6 +8,10 @@
 import { useState } from 'react'
 import { createRoot } from 'react-dom/client'
 import { SessionProvider, signIn, signOut, useSession } from 'next-auth/react'
+// NextAuth v5's own passkey client, unchanged: it asks {base}/webauthn-options/passkey, runs the
+// browser's ceremony (@simplewebauthn/browser) and posts the answer to {base}/callback/passkey.
+import { __NEXTAUTH } from 'next-auth-v5/react'
+import { signIn as passkeySignIn } from 'next-auth-v5/webauthn'
 
 /** The user's picture when the page's CSP lets it load: https:, or the embedded provider's origin. */
 function pictureUrl(image, pictureOrigin) {
@@ -51,6 +55,13 @@ function SessionPanel({ pictureOrigin }) {
               Change name
             </button>
           </form>
+          <button
+            className="button"
+            type="button"
+            onClick={() => void passkeySignIn('passkey', { action: 'register' })}
+          >
+            Add a passkey
+          </button>
           <button className="button" type="button" onClick={() => void signOut()}>
             Sign out
           </button>
@@ -61,6 +72,9 @@ function SessionPanel({ pictureOrigin }) {
           <button className="button" type="button" onClick={() => void signIn('oidc')}>
             Sign in with Demo
           </button>
+          <button className="button" type="button" onClick={() => void passkeySignIn('passkey')}>
+            Sign in with a passkey
+          </button>
         </>
       ) : null}
     </>
@@ -68,6 +82,8 @@ function SessionPanel({ pictureOrigin }) {
 }
 
 const root = document.getElementById('client-root')
+// The v5 passkey client reads the base path from its own module's settings (NEXTAUTH_URL, unset here).
+__NEXTAUTH.basePath = root.dataset.basePath
 // The page names the service's base path (SERVICE_AUTH_URL's path), so one bundle fits any setting.
 createRoot(root).render(
   <SessionProvider basePath={root.dataset.basePath}>

@@ -26,6 +26,7 @@ export async function buildClientBundle(): Promise<string> {
       'process.env.NEXTAUTH_URL': 'undefined',
       'process.env.NEXTAUTH_URL_INTERNAL': 'undefined',
       'process.env.VERCEL_URL': 'undefined',
+      'process.env.AUTH_URL': 'undefined',
     },
   })
   const [output] = result.outputFiles

@@ -1,0 +1,83 @@
+import { ConfigurationError } from '../../errors'
+import { hasControls } from '../../logger'
+import type { PasskeyStore } from '../../store/passkeys'
+import { checkKeys } from '../../util/options'
+import { isRecord } from '../../util/object'
+import type { PasskeyProvider } from '../types'
+
+export interface PasskeyOptions {
+  /** Default `passkey`. */
+  id?: string
+  /** Default `Passkey`. */
+  name?: string
+  /** The name authenticators show beside the passkey. Default: the service's host. */
+  relyingPartyName?: string
+  /**
+   * Lets a visitor without a session create an account whose only way in is a passkey. The
+   * `signIn` callback decides, as for every provider. Default false: passkeys are added by signed-in users.
+   */
+  signUp?: boolean
+  /** Seconds a challenge lives, from the options request to the answer. Default 300. */
+  challengeMaxAge?: number
+  /** Where passkeys are kept: your own database. Default: Redis when `redis` is set, else memory. */
+  store?: PasskeyStore
+  /**
+   * Accepts a passkey used without user verification (no PIN, fingerprint or face): then a stolen,
+   * unlocked device is enough to sign in. Default false.
+   */
+  dangerouslyAllowWithoutUserVerification?: boolean
+}
+
+const KEYS = [
+  'id',
+  'name',
+  'relyingPartyName',
+  'signUp',
+  'challengeMaxAge',
+  'store',
+  'dangerouslyAllowWithoutUserVerification',
+]
+const STORE_METHODS = ['create', 'get', 'listByUser', 'update', 'delete', 'userHandle']
+
+/** Sign-in with a passkey (WebAuthn), the wire of NextAuth v5's `next-auth/webauthn` client. */
+export function passkey(options: PasskeyOptions = {}): PasskeyProvider {
+  if (!isRecord(options)) throw new ConfigurationError('passkey() takes an options object such as { signUp: false }')
+  const where = `providers["${typeof options.id === 'string' ? options.id : 'passkey'}"]`
+  checkKeys(options, KEYS, `${where}.`)
+  const text = (value: unknown, option: string, fallback: string | undefined) => {
+    if (value === undefined) return fallback
+    if (typeof value !== 'string' || value === '' || value.length > 64 || hasControls(value))
+      throw new ConfigurationError(
+        `\`${where}.${option}\` must be a short name (1 to 64 characters); got ${JSON.stringify(value)}`,
+      )
+    return value
+  }
+  const flag = (value: unknown, option: string) => {
+    if (value === undefined) return false
+    if (typeof value !== 'boolean') throw new ConfigurationError(`\`${where}.${option}\` must be true or false`)
+    return value
+  }
+  const maxAge = options.challengeMaxAge ?? 300
+  if (typeof maxAge !== 'number' || !Number.isInteger(maxAge) || maxAge < 30 || maxAge > 600)
+    throw new ConfigurationError(
+      `\`${where}.challengeMaxAge\` must be a whole number of seconds from 30 to 600; got ${JSON.stringify(maxAge)}`,
+    )
+  const store: unknown = options.store
+  if (store !== undefined && !(isRecord(store) && STORE_METHODS.every((method) => typeof store[method] === 'function')))
+    throw new ConfigurationError(
+      `\`${where}.store\` must be a PasskeyStore: an object with ${STORE_METHODS.map((m) => `${m}()`).join(', ')}`,
+    )
+  return Object.freeze({
+    id: text(options.id, 'id', 'passkey')!,
+    name: text(options.name, 'name', 'Passkey')!,
+    type: 'webauthn' as const,
+    protocol: 'webauthn' as const,
+    relyingPartyName: text(options.relyingPartyName, 'relyingPartyName', undefined),
+    userVerification: flag(options.dangerouslyAllowWithoutUserVerification, 'dangerouslyAllowWithoutUserVerification')
+      ? ('preferred' as const)
+      : ('required' as const),
+    signUp: flag(options.signUp, 'signUp'),
+    challengeMaxAge: maxAge,
+    store: store as PasskeyStore | undefined,
+  })
+}

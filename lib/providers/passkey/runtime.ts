@@ -1,0 +1,54 @@
+import { keyRing, type KeyRing } from '../../crypto/keys'
+import type { Log } from '../../logger'
+import { memoryChallengeStore, memoryPasskeyStore, type ChallengeStore, type PasskeyStore } from '../../store/passkeys'
+import type { RedisRunner } from '../../store/redis'
+import { redisChallengeStore, redisPasskeyStore } from '../../store/redis-passkeys'
+import type { PasskeyProvider, Provider } from '../types'
+
+/** What passkey sign-in needs at run time, built once by `auth()`. */
+export interface PasskeyRuntime {
+  readonly provider: PasskeyProvider
+  readonly store: PasskeyStore
+  readonly challenges: ChallengeStore
+  /** The challenge's store key is HMAC(cookie value): a dump of the store names no browser's cookie. */
+  readonly challengeKeys: KeyRing
+}
+
+/**
+ * Passkeys live in the app's store when `passkey({ store })` names one, else where the rest of the
+ * server-side state does: Redis when `redis` is set, else this process (with a warning).
+ * Challenges are always beside the other state, so that every instance can spend one.
+ */
+export function createPasskeyRuntime(
+  providers: readonly Provider[],
+  secrets: readonly string[],
+  log: Log,
+  redis: RedisRunner | null,
+): PasskeyRuntime | null {
+  const provider = providers.find((p) => p.type === 'webauthn')
+  if (!provider) return null
+  if (!provider.store && !redis)
+    log(
+      'warn',
+      'config.warning',
+      "passkeys are kept in this process's memory: they are lost on restart and not shared between instances, so this is for development only (set `redis`, or give passkey() a `store` over your database)",
+    )
+  if (!redis)
+    log(
+      'warn',
+      'config.warning',
+      "passkey challenges are kept in this process's memory: with more than one instance, set `redis`",
+    )
+  if (provider.userVerification !== 'required')
+    log(
+      'warn',
+      'config.warning',
+      '`dangerouslyAllowWithoutUserVerification` is set: a passkey signs in without its PIN, fingerprint or face check',
+    )
+  return Object.freeze({
+    provider,
+    store: provider.store ?? (redis ? redisPasskeyStore(redis) : memoryPasskeyStore()),
+    challenges: redis ? redisChallengeStore(redis) : memoryChallengeStore(),
+    challengeKeys: keyRing(secrets, 'passkey-challenge'),
+  })
+}

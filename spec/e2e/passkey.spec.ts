@@ -1,0 +1,150 @@
+/**
+ * Passkeys in Chromium with its virtual authenticator (DevTools protocol): alice signs in through
+ * the demo's identity provider, adds a passkey on the home page, signs out, and signs in again with
+ * the built-in page's "Sign in with a passkey" button, then with the browser's autofill of the
+ * e-mail field. No page sees a script error, a console error or a CSP violation (the harness fails
+ * the test on any), and every page but the sign-in page and the demo's home page runs no script.
+ */
+import type { CDPSession, Page } from 'playwright-core'
+import { useDemoInBrowser, type Tab } from './harness'
+
+const browser = useDemoInBrowser()
+
+/** A platform authenticator that keeps discoverable credentials and verifies its user. */
+async function addAuthenticator(tab: Tab): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await tab.context.newCDPSession(tab.page)
+  await cdp.send('WebAuthn.enable')
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  })
+  return { cdp, authenticatorId }
+}
+
+async function signInAsAlice(page: Page): Promise<void> {
+  const { origin, base, idp } = browser.demo
+  await page.goto(`${base}/signin?callbackUrl=${encodeURIComponent(`${origin}/`)}`)
+  await page.getByRole('button', { name: 'Sign in with Demo' }).click()
+  await page.waitForURL((url) => url.origin === idp)
+  await page.getByLabel('Username or e-mail').fill('alice')
+  await page.getByLabel('Password').fill('any password')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL(`${origin}/`)
+}
+
+async function signOut(page: Page): Promise<void> {
+  const { origin, base } = browser.demo
+  await page.goto(`${base}/signout`)
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.waitForURL(`${origin}/`)
+  await expect(page.locator('main').textContent()).resolves.toContain('You are not signed in.')
+}
+
+const signedInAs = (page: Page) => page.locator('main p').first().textContent()
+
+describe('the demo in Chromium: passkeys', () => {
+  it('adds a passkey for a signed-in user, who signs in with it from the button after signing out', async () => {
+    const { origin, base } = browser.demo
+    const tab = await browser.newTab()
+    const { page } = tab
+    // A browser without passkey autofill: the button is the only way, and nothing answers before it.
+    await tab.context.addInitScript({
+      content: 'PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false)',
+    })
+    const { cdp, authenticatorId } = await addAuthenticator(tab)
+    await signInAsAlice(page)
+    await expect(page.locator('main').textContent()).resolves.toContain('You have no passkey yet.')
+
+    await page.getByRole('button', { name: 'Add a passkey' }).click()
+    await page.locator('ul.passkeys li').waitFor()
+    await expect(page.locator('ul.passkeys li').count()).resolves.toBe(1)
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
+    expect(credentials).toHaveLength(1)
+    expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' })
+    // The user handle on the authenticator is random: neither alice's address nor her user id.
+    const handle = Buffer.from(credentials[0]!.userHandle!, 'base64').toString('latin1')
+    expect(handle).not.toMatch(/alice/)
+
+    await signOut(page)
+    await page.goto(`${base}/signin?callbackUrl=${encodeURIComponent(`${origin}/`)}`)
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await page.waitForURL(`${origin}/`)
+    await expect(signedInAs(page)).resolves.toBe('Signed in as Alice Example (alice@example.com).')
+    const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
+    expect(after.credentials[0]!.signCount).toBeGreaterThan(credentials[0]!.signCount)
+  })
+
+  it('offers the passkey in the autofill of the e-mail field (conditional UI)', async () => {
+    const { origin, base } = browser.demo
+    const tab = await browser.newTab()
+    const { page } = tab
+    await addAuthenticator(tab)
+    await signInAsAlice(page)
+    await page.getByRole('button', { name: 'Add a passkey' }).click()
+    // Alice's second passkey (the first test's is on another authenticator).
+    await page.locator('ul.passkeys li', { hasText: 'not used yet' }).waitFor()
+    await signOut(page)
+
+    const signinPage = await page.request.get(`${base}/signin`)
+    expect(await signinPage.text()).toContain('autocomplete="email webauthn"')
+    // Chromium's virtual authenticator picks the passkey offered in the e-mail field's autofill at
+    // once: the page signs in with no button pressed.
+    await page.goto(`${base}/signin?callbackUrl=${encodeURIComponent(`${origin}/`)}`)
+    await page.waitForURL(`${origin}/`)
+    await expect(signedInAs(page)).resolves.toBe('Signed in as Alice Example (alice@example.com).')
+  })
+
+  it("works through NextAuth v5's own passkey client (next-auth/webauthn) in the demo's React page", async () => {
+    const { origin, idp } = browser.demo
+    const tab = await browser.newTab()
+    const { page } = tab
+    await addAuthenticator(tab)
+    const user = page.getByTestId('user')
+    await page.goto(`${origin}/client`)
+    await page.getByRole('button', { name: 'Sign in with Demo' }).click()
+    await page.waitForURL((url) => url.origin === idp)
+    await page.getByLabel('Username or e-mail').fill('alice')
+    await page.getByLabel('Password').fill('any password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.waitForURL(`${origin}/client`)
+    await expect(user.textContent()).resolves.toBe('Signed in as Alice Example (alice@example.com).')
+
+    // signIn('passkey', { action: 'register' }): the client's own ceremony, and back to this page.
+    const registered = page.waitForResponse((res) => new URL(res.url()).pathname.endsWith('/callback/passkey'))
+    await page.getByRole('button', { name: 'Add a passkey' }).click()
+    expect((await registered).status()).toBe(200)
+    await page.waitForURL(`${origin}/client`)
+    await page.goto(`${origin}/`)
+    await expect(page.locator('ul.passkeys li', { hasText: 'not used yet' }).count()).resolves.toBe(1)
+    await page.goto(`${origin}/client`)
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByText('You are not signed in.').waitFor()
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await page.getByText('Signed in as Alice Example (alice@example.com).').waitFor()
+    expect(page.url()).toBe(`${origin}/client`)
+  })
+
+  it('keeps every page but the sign-in page and the home page without script', async () => {
+    const { origin, base } = browser.demo
+    const tab = await browser.newTab()
+    const { page } = tab
+    tab.expectStatus(`${base}/error?error=Verification`, 403)
+    const signin = await page.goto(`${base}/signin`)
+    expect(signin!.headers()['content-security-policy']).toContain(`script-src ${base}/assets/passkey.js`)
+    for (const path of ['/signout', '/error?error=Verification', '/verify-request?provider=email&type=email']) {
+      const res = await page.goto(`${base}${path}`)
+      expect(res!.headers()['content-security-policy']).not.toContain('script-src')
+      await expect(page.locator('script').count()).resolves.toBe(0)
+    }
+    const home = await page.goto(`${origin}/`)
+    // Signed out: the home page has no passkey form and no script.
+    expect(home!.headers()['content-security-policy']).not.toContain('script-src')
+  })
+})
