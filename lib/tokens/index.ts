@@ -81,21 +81,27 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
   const users = boundedCache<string, string>(10_000, 5 * 60_000)
   const notify = notifier(deps)
   const base = exchanger(deps)
-  const exchange = async (set: TokenSet): Promise<Exchanged> => {
-    const answer = await base(set)
-    const userId = users.get(fingerprint(set)) ?? ''
-    if (answer.ok) notify.refreshed(answer.set, userId)
-    else if (answer.final) notify.failed(set, userId, answer.reason)
-    else
-      deps.log(
-        'warn',
-        'tokens.warning',
-        `provider ${set.provider}: the refresh failed, the tokens are kept: ${answer.reason}`,
-      )
-    return answer
-  }
+  /** `fits`: whether a new set can be kept (a cookie session's has a budget); one that cannot is a failure for now. */
+  const exchangeKeeping =
+    (fits: (set: TokenSet) => boolean) =>
+    async (set: TokenSet): Promise<Exchanged> => {
+      let answer = await base(set)
+      if (answer.ok && !fits(answer.set))
+        answer = { ok: false, final: false, reason: 'the new tokens do not fit in the session cookie (set `redis`)' }
+      const userId = users.get(fingerprint(set)) ?? ''
+      if (answer.ok) notify.refreshed(answer.set, userId)
+      else if (answer.final) notify.failed(set, userId, answer.reason)
+      else
+        deps.log(
+          'warn',
+          'tokens.warning',
+          `provider ${set.provider}: the refresh failed, the tokens are kept: ${answer.reason}`,
+        )
+      return answer
+    }
+  const exchange = exchangeKeeping(() => true)
   const shared = vault && redisRefresher({ vault, ring, lockMs: deps.providerTimeout + 5000, exchange })
-  const local = inlineRefresher(exchange)
+  const local = inlineRefresher(exchangeKeeping((set) => sealTokens(ring, set).length <= INLINE_BUDGET))
 
   async function capture(account: { provider: string; [field: string]: unknown }, userId: string) {
     const provider = deps.registry.get(account.provider)?.provider

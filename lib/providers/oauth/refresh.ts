@@ -21,7 +21,7 @@ interface OAuth2Client {
   getOAuthAccessToken(code: string, params: Record<string, string>, callback: TokenCallback): void
 }
 
-/** An access token longer than this is not one: a provider that answers so is broken or hostile. */
+/** A token (or any field of the answer kept) longer than this is not one: a provider that answers so is broken or hostile. */
 const MAX_TOKEN_CHARS = 16 * 1024
 
 export async function refreshGrant(
@@ -51,6 +51,10 @@ export async function refreshGrant(
   if (typeof access !== 'string' || access === '' || access.length > MAX_TOKEN_CHARS)
     return { ok: false, final: false, reason: 'the token endpoint answered without a usable access token' }
   const tokens = toTokens(access, typeof refresh === 'string' && refresh !== '' ? refresh : undefined, params)
+  // Every field kept is as bounded as the access token: the set is sealed into Redis or the cookie.
+  const kept = [tokens.refresh_token, tokens.id_token, tokens.token_type, tokens.scope]
+  if (kept.some((field) => field !== undefined && field.length > MAX_TOKEN_CHARS))
+    return { ok: false, final: false, reason: 'the token endpoint answered a field too large to keep' }
   const { provider } = runtime
   if (tokens.id_token === undefined || !ready.oidc || provider.protocol !== 'oidc') return { ok: true, tokens }
   // A new ID token is kept only when it verifies; the rest of the answer is kept all the same (with
