@@ -174,7 +174,11 @@ describe('the demo app (npm start)', () => {
     expect(homeResponse.headers.get('content-security-policy')).toMatch(new RegExp(`; img-src https: ${literal(idp)}$`))
     // Cookie sessions are in no list: the page says so, and offers to end them all at once.
     expect(home).toContain('Sessions are kept in encrypted cookies, which the server cannot list')
-    expect(forms(home).flatMap((form) => form.buttons)).toEqual(['Sign out everywhere but here', 'Sign out everywhere'])
+    expect(forms(home).flatMap((form) => form.buttons)).toEqual([
+      'Add a passkey',
+      'Sign out everywhere but here',
+      'Sign out everywhere',
+    ])
     const avatar = await fetch(`${idp}/avatar/alice.svg`)
     expect([avatar.status, avatar.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^image\/svg/)])
     expect((await browser.jar.fetch(`${origin}/private`)).status).toBe(200)
