@@ -1,4 +1,14 @@
 import { email } from '../../lib'
+import { hasControls } from '../../lib/logger'
+import { Browser } from '../support/browser'
+import { SoftAuthenticator } from '../support/soft-authenticator'
+import {
+  askOptions,
+  postAnswer,
+  signInError,
+  startPasskeyService,
+  type PasskeyService,
+} from '../support/passkey-harness'
 import { serve, type Served } from '../support/app'
 
 /**
@@ -23,5 +33,27 @@ describe('the passkey script on a service without passkey()', () => {
     const res = await fetch(`${app.base}/assets/passkey.js`)
     expect(res.status).toBe(404)
     expect(await res.text()).not.toContain('navigator.credentials')
+  })
+})
+
+describe('a passkey registration refused for its origin', () => {
+  let service: PasskeyService
+
+  beforeAll(async () => {
+    service = await startPasskeyService({ signUp: true })
+  })
+  afterAll(() => service.close())
+
+  // The library's error quotes clientDataJSON's `origin`, the visitor's own text: it reached the
+  // `passkey.refused` entry as it was, a line break forging a second line in a line-based logger.
+  it('logs the reason with its control characters replaced: no forged line', async () => {
+    const browser = new Browser(service)
+    const asked = await askOptions(service, browser, { action: 'register', name: 'visitor' })
+    const forger = new SoftAuthenticator('http://x\n[express-auth-service] error session.forged: admin signed in')
+    const answer = await postAnswer(service, browser, 'register', forger.create(asked.body.options as never))
+    expect(answer).toMatchObject({ url: signInError(service), session: false })
+    const refused = service.logs.filter((entry) => entry.event === 'passkey.refused')
+    expect(refused.length).toBeGreaterThan(0)
+    for (const entry of refused) expect(hasControls(entry.message)).toBe(false)
   })
 })

@@ -6,6 +6,7 @@ import {
 } from '@simplewebauthn/server'
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { decodeBase64url } from '../../crypto/base64url'
+import { errorText } from '../../logger'
 import type { StoredPasskey } from '../../store/passkeys'
 import { isRecord } from '../../util/object'
 
@@ -119,7 +120,8 @@ export async function verifyRegistration(data: unknown, expected: Expected): Pro
       aaguid: info.aaguid,
     }
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : 'malformed' }
+    // The library's messages quote the answer's own text (its origin, say): outside text for the log.
+    return { ok: false, reason: errorText(error) }
   }
 }
 
@@ -151,6 +153,6 @@ export async function verifyAuthentication(
       return { ok: false, reason: 'counter', counter }
     return { ok: true, counter, backedUp: info.credentialBackedUp }
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : 'malformed' }
+    return { ok: false, reason: errorText(error) }
   }
 }
