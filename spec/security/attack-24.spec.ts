@@ -5,9 +5,11 @@ import { SoftAuthenticator } from '../support/soft-authenticator'
 import {
   askOptions,
   postAnswer,
+  signInByEmail,
   signInError,
   startPasskeyService,
   type PasskeyService,
+  welcome,
 } from '../support/passkey-harness'
 import { serve, type Served } from '../support/app'
 
@@ -55,5 +57,32 @@ describe('a passkey registration refused for its origin', () => {
     const refused = service.logs.filter((entry) => entry.event === 'passkey.refused')
     expect(refused.length).toBeGreaterThan(0)
     for (const entry of refused) expect(hasControls(entry.message)).toBe(false)
+  })
+})
+
+describe("a registration answer's transports", () => {
+  let service: PasskeyService
+
+  beforeAll(async () => {
+    service = await startPasskeyService({ signUp: true })
+  })
+  afterAll(() => service.close())
+
+  // `response.transports` is the browser's own list, passed through by the library: 20 KB of junk
+  // was kept with each passkey (in memory, in Redis, in the app's database) and sent back in every
+  // later options answer of that user. Only WebAuthn's transport names are kept, once each.
+  it('keeps only known transport names, each once', async () => {
+    const browser = new Browser(service)
+    await signInByEmail(service, browser, 'transports@example.com')
+    const authenticator = new SoftAuthenticator(service.origin)
+    const asked = await askOptions(service, browser, { action: 'register' })
+    const answer = authenticator.create(asked.body.options as never) as { response: Record<string, unknown> }
+    answer.response.transports = ['usb', 'internal', 'usb', ...Array.from({ length: 1500 }, (_, i) => `junk-${i}`)]
+    expect(await postAnswer(service, browser, 'register', answer)).toMatchObject({ url: welcome(service) })
+    const again = await askOptions(service, browser, { action: 'register' })
+    const excluded = (again.body.options as unknown as { excludeCredentials: { transports: string[] }[] })
+      .excludeCredentials
+    expect(excluded).toHaveLength(1)
+    expect(excluded[0]!.transports).toEqual(['usb', 'internal'])
   })
 })

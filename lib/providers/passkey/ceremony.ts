@@ -114,7 +114,7 @@ export async function verifyRegistration(data: unknown, expected: Expected): Pro
       id: credential.id,
       publicKey: Buffer.from(credential.publicKey).toString('base64url'),
       counter: credential.counter,
-      transports: [...(credential.transports ?? [])],
+      transports: knownTransports(credential.transports),
       backedUp: info.credentialBackedUp,
       deviceType: info.credentialDeviceType,
       aaguid: info.aaguid,
@@ -123,6 +123,18 @@ export async function verifyRegistration(data: unknown, expected: Expected): Pro
     // The library's messages quote the answer's own text (its origin, say): outside text for the log.
     return { ok: false, reason: errorText(error) }
   }
+}
+
+/** WebAuthn's transport names (AuthenticatorTransport), the only ones a passkey keeps. */
+const TRANSPORTS: ReadonlySet<unknown> = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])
+
+/**
+ * The browser's own list, as the library passes it through: only known names, once each, so that
+ * an answer cannot make every stored passkey (and every later options answer) kilobytes larger.
+ */
+function knownTransports(list: unknown): string[] {
+  if (!Array.isArray(list)) return []
+  return [...new Set((list as unknown[]).filter((name): name is string => TRANSPORTS.has(name)))]
 }
 
 export type AuthenticationResult =
