@@ -1,3 +1,4 @@
+import { createHash, sign } from 'node:crypto'
 import { email } from '../../lib'
 import { hasControls } from '../../lib/logger'
 import { Browser } from '../support/browser'
@@ -84,5 +85,48 @@ describe("a registration answer's transports", () => {
       .excludeCredentials
     expect(excluded).toHaveLength(1)
     expect(excluded[0]!.transports).toEqual(['usb', 'internal'])
+  })
+})
+
+describe('an answer made in a cross-origin iframe', () => {
+  let service: PasskeyService
+
+  beforeAll(async () => {
+    service = await startPasskeyService()
+  })
+  afterAll(() => service.close())
+
+  // WebAuthn (7.2): `crossOrigin: true` is accepted only by a relying party that expects to be used
+  // inside another site's iframe; the service never does (its pages say frame-ancestors 'none').
+  // The library checks `topOrigin` only when the browser sends it, which Safari does not: such an
+  // answer (an app page with the passkey script, framed by another site) signed the user in.
+  it('is refused', async () => {
+    const browser = new Browser(service)
+    await signInByEmail(service, browser, 'framed@example.com')
+    const authenticator = new SoftAuthenticator(service.origin)
+    const asked = await askOptions(service, browser, { action: 'register' })
+    expect(
+      await postAnswer(service, browser, 'register', authenticator.create(asked.body.options as never)),
+    ).toMatchObject({ url: welcome(service) })
+    await browser.signOut()
+    const options = await askOptions(service, browser)
+    const answer = authenticator.get(options.body.options as never) as { response: Record<string, string> }
+    const clientData = Buffer.from(
+      JSON.stringify({
+        type: 'webauthn.get',
+        challenge: options.body.options!.challenge,
+        origin: service.origin,
+        crossOrigin: true,
+      }),
+    )
+    const authData = Buffer.from(answer.response.authenticatorData!, 'base64url')
+    const signed = Buffer.concat([authData, createHash('sha256').update(clientData).digest()])
+    answer.response.clientDataJSON = clientData.toString('base64url')
+    answer.response.signature = sign('sha256', signed, authenticator.credentials[0]!.key).toString('base64url')
+    expect(await postAnswer(service, browser, 'authenticate', answer)).toMatchObject({
+      url: signInError(service),
+      session: false,
+    })
+    expect(await browser.session()).toEqual({})
   })
 })

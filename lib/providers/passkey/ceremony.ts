@@ -8,6 +8,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { decodeBase64url } from '../../crypto/base64url'
 import { errorText } from '../../logger'
 import type { StoredPasskey } from '../../store/passkeys'
+import { parseJsonObject } from '../../util/json'
 import { isRecord } from '../../util/object'
 
 /**
@@ -71,12 +72,23 @@ function bytes(text: string): Uint8Array<ArrayBuffer> {
 /** The largest credential ID WebAuthn allows is 1023 bytes: 1364 base64url characters. */
 const MAX_ID_LENGTH = 1364
 
-/** The browser's answer as @simplewebauthn/server reads it, or null when it is not shaped like one. */
+/**
+ * The browser's answer as @simplewebauthn/server reads it, or null when it is not shaped like one,
+ * or when it was made inside another site's iframe (`crossOrigin: true`): the service never expects
+ * that (WebAuthn 7.1 and 7.2), and the library checks it only when the browser names `topOrigin`.
+ */
 export function responseOf(data: unknown): { id: string; response: Record<string, unknown> } | null {
   if (!isRecord(data) || !isRecord(data.response)) return null
   const { id } = data
   if (typeof id !== 'string' || id.length > MAX_ID_LENGTH || decodeBase64url(id) === null) return null
+  if (madeCrossOrigin(data.response.clientDataJSON)) return null
   return { id, response: data.response }
+}
+
+function madeCrossOrigin(clientDataJSON: unknown): boolean {
+  const bytes = typeof clientDataJSON === 'string' ? decodeBase64url(clientDataJSON) : null
+  const clientData = bytes === null ? null : parseJsonObject(bytes.toString('utf8'))
+  return clientData !== null && clientData.crossOrigin !== undefined && clientData.crossOrigin !== false
 }
 
 export interface Expected {
