@@ -1,7 +1,13 @@
 import { sendPasskeyScript } from '../http/page-response'
 import type { Context } from '../context'
+import { AuthError } from '../errors'
 
-/** GET /assets/passkey.js: the script of the sign-in page's passkey button and autofill. */
+/**
+ * GET /assets/passkey.js: the script of the sign-in page's passkey button and autofill. Only with a
+ * passkey() provider: elsewhere it would be a script gadget on the app's origin (it posts a
+ * credential and a fetched CSRF token to whatever form carries its attributes).
+ */
 export async function passkeyScript(ctx: Context): Promise<void> {
+  if (!ctx.svc.passkey) throw new AuthError('NotFound', 'no passkey provider')
   sendPasskeyScript(ctx.res)
 }

@@ -6,7 +6,9 @@ import {
 } from '@simplewebauthn/server'
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { decodeBase64url } from '../../crypto/base64url'
+import { errorText } from '../../logger'
 import type { StoredPasskey } from '../../store/passkeys'
+import { parseJsonObject } from '../../util/json'
 import { isRecord } from '../../util/object'
 
 /**
@@ -70,12 +72,23 @@ function bytes(text: string): Uint8Array<ArrayBuffer> {
 /** The largest credential ID WebAuthn allows is 1023 bytes: 1364 base64url characters. */
 const MAX_ID_LENGTH = 1364
 
-/** The browser's answer as @simplewebauthn/server reads it, or null when it is not shaped like one. */
+/**
+ * The browser's answer as @simplewebauthn/server reads it, or null when it is not shaped like one,
+ * or when it was made inside another site's iframe (`crossOrigin: true`): the service never expects
+ * that (WebAuthn 7.1 and 7.2), and the library checks it only when the browser names `topOrigin`.
+ */
 export function responseOf(data: unknown): { id: string; response: Record<string, unknown> } | null {
   if (!isRecord(data) || !isRecord(data.response)) return null
   const { id } = data
   if (typeof id !== 'string' || id.length > MAX_ID_LENGTH || decodeBase64url(id) === null) return null
+  if (madeCrossOrigin(data.response.clientDataJSON)) return null
   return { id, response: data.response }
+}
+
+function madeCrossOrigin(clientDataJSON: unknown): boolean {
+  const bytes = typeof clientDataJSON === 'string' ? decodeBase64url(clientDataJSON) : null
+  const clientData = bytes === null ? null : parseJsonObject(bytes.toString('utf8'))
+  return clientData !== null && clientData.crossOrigin !== undefined && clientData.crossOrigin !== false
 }
 
 export interface Expected {
@@ -113,14 +126,27 @@ export async function verifyRegistration(data: unknown, expected: Expected): Pro
       id: credential.id,
       publicKey: Buffer.from(credential.publicKey).toString('base64url'),
       counter: credential.counter,
-      transports: [...(credential.transports ?? [])],
+      transports: knownTransports(credential.transports),
       backedUp: info.credentialBackedUp,
       deviceType: info.credentialDeviceType,
       aaguid: info.aaguid,
     }
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : 'malformed' }
+    // The library's messages quote the answer's own text (its origin, say): outside text for the log.
+    return { ok: false, reason: errorText(error) }
   }
+}
+
+/** WebAuthn's transport names (AuthenticatorTransport), the only ones a passkey keeps. */
+const TRANSPORTS: ReadonlySet<unknown> = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])
+
+/**
+ * The browser's own list, as the library passes it through: only known names, once each, so that
+ * an answer cannot make every stored passkey (and every later options answer) kilobytes larger.
+ */
+function knownTransports(list: unknown): string[] {
+  if (!Array.isArray(list)) return []
+  return [...new Set((list as unknown[]).filter((name): name is string => TRANSPORTS.has(name)))]
 }
 
 export type AuthenticationResult =
@@ -151,6 +177,6 @@ export async function verifyAuthentication(
       return { ok: false, reason: 'counter', counter }
     return { ok: true, counter, backedUp: info.credentialBackedUp }
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : 'malformed' }
+    return { ok: false, reason: errorText(error) }
   }
 }
