@@ -3,6 +3,7 @@ import { invalidCsrf } from '../csrf/failure'
 import { verifyAuthentication, responseOf, type Expected } from '../providers/passkey/ceremony'
 import type { PasskeyRuntime } from '../providers/passkey/runtime'
 import { parseJsonObject } from '../util/json'
+import type { StoredPasskey } from '../store/passkeys'
 import { completeSignIn } from './complete'
 import { refuse, relyingParty, takeCeremony } from './passkey-challenge'
 import { addPasskey } from './passkey-register'
@@ -46,8 +47,11 @@ async function signInWithPasskey(
   expected: Expected,
 ): Promise<void> {
   const { id, response } = responseOf(data)!
-  const passkey = await runtime.store.get(id)
-  if (!passkey) return refuse(ctx, 'an unknown passkey')
+  const found: unknown = await runtime.store.get(id)
+  if (!found) return refuse(ctx, 'an unknown passkey')
+  // The app's own store may answer anything: only a whole record of this credential signs in.
+  if (!isStoredPasskey(found, id)) return refuse(ctx, 'a passkey record the store answered incomplete')
+  const passkey = found
   // A discoverable credential names its user: it must be the one the passkey was added for.
   if (response.userHandle !== undefined && response.userHandle !== passkey.userHandle)
     return refuse(ctx, 'a passkey answering for another user')
@@ -78,4 +82,21 @@ async function signInWithPasskey(
     userId: passkey.userId,
     callbackUrl: await ctx.callbackTarget(),
   })
+}
+
+/** The fields a sign-in reads, of the types it reads them as (fail closed on anything else). */
+function isStoredPasskey(value: unknown, id: string): value is StoredPasskey {
+  if (typeof value !== 'object' || value === null) return false
+  const passkey = value as Partial<Record<keyof StoredPasskey, unknown>>
+  const text = (field: unknown) => typeof field === 'string' && field !== ''
+  return (
+    passkey.id === id &&
+    text(passkey.userId) &&
+    text(passkey.userHandle) &&
+    text(passkey.publicKey) &&
+    Number.isSafeInteger(passkey.counter) &&
+    (passkey.counter as number) >= 0 &&
+    typeof passkey.user === 'object' &&
+    passkey.user !== null
+  )
 }

@@ -5,6 +5,7 @@
  * created: no session, no passkey.
  */
 import fc from 'fast-check'
+import { memoryPasskeyStore, type PasskeyStore, type StoredPasskey } from '../../lib/store/passkeys'
 import { Browser } from '../support/browser'
 import { SoftAuthenticator, FLAGS } from '../support/soft-authenticator'
 import {
@@ -369,5 +370,43 @@ describe('passkey-first sign-up (opt-in)', () => {
     // The new account's second passkey gets the same user handle as its first.
     const second = await askOptions(signUp, browser, { action: 'register' })
     expect(second.body.options!.user.id).toBe(again.body.options!.user.id)
+  })
+})
+
+describe("the app's own store, answering what it should not", () => {
+  it('fails closed: a passkey record that lost its user, or names another credential, signs nobody in', async () => {
+    const inner = memoryPasskeyStore()
+    let bend: ((passkey: StoredPasskey) => unknown) | null = null
+    const store: PasskeyStore = {
+      ...inner,
+      get: async (id) => {
+        const passkey = await inner.get(id)
+        return passkey && bend ? (bend(passkey) as StoredPasskey) : passkey
+      },
+    }
+    const own = await startPasskeyService({ store })
+    try {
+      const browser = new Browser(own)
+      await signInByEmail(own, browser, 'own-store@example.com')
+      const authenticator = new SoftAuthenticator(own.origin)
+      expect(await registerPasskey(own, browser, authenticator)).toMatchObject({ status: 200 })
+      await browser.signOut()
+      for (const broken of [
+        (passkey: StoredPasskey) => ({ ...passkey, userId: undefined }),
+        (passkey: StoredPasskey) => ({ ...passkey, userId: '' }),
+        (passkey: StoredPasskey) => ({ ...passkey, id: 'another' }),
+        (passkey: StoredPasskey) => ({ ...passkey, counter: -1 }),
+        (passkey: StoredPasskey) => ({ ...passkey, user: null }),
+        () => 'a passkey',
+      ]) {
+        bend = broken
+        const answer = await passkeySignIn(own, new Browser(own), authenticator)
+        expect({ url: answer.url, session: answer.session }).toEqual({ url: signInError(own), session: false })
+      }
+      bend = null
+      expect(await passkeySignIn(own, new Browser(own), authenticator)).toMatchObject({ session: true })
+    } finally {
+      await own.close()
+    }
   })
 })
