@@ -74,7 +74,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     ? withTokenCleanup(sessionStore(config, server), tokens.vault)
     : sessionStore(config, server)
   const email = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
-  const passkey = createPasskeyRuntime(config.providers, config.secrets, config.log, redis)
+  const passkey = createPasskeyRuntime(config.providers, config.secrets, config.log, redis, config.base)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),

@@ -4,6 +4,9 @@ import { memoryChallengeStore, memoryPasskeyStore, type ChallengeStore, type Pas
 import type { RedisRunner } from '../../store/redis'
 import { redisChallengeStore, redisPasskeyStore } from '../../store/redis-passkeys'
 import type { PasskeyProvider, Provider } from '../types'
+import type { BaseUrl } from '../../urls/base-url'
+import { ConfigurationError } from '../../errors'
+import { isIP } from 'node:net'
 
 /** What passkey sign-in needs at run time, built once by `auth()`. */
 export interface PasskeyRuntime {
@@ -24,9 +27,11 @@ export function createPasskeyRuntime(
   secrets: readonly string[],
   log: Log,
   redis: RedisRunner | null,
+  base: BaseUrl | null,
 ): PasskeyRuntime | null {
   const provider = providers.find((p) => p.type === 'webauthn')
   if (!provider) return null
+  if (base) checkRelyingParty(new URL(base.origin))
   if (!provider.store && !redis)
     log(
       'warn',
@@ -51,4 +56,18 @@ export function createPasskeyRuntime(
     challenges: redis ? redisChallengeStore(redis) : memoryChallengeStore(),
     challengeKeys: keyRing(secrets, 'passkey-challenge'),
   })
+}
+
+/** Browsers take a host name as the relying party ID, and run WebAuthn in a secure context only. */
+function checkRelyingParty(origin: URL): void {
+  const host = origin.hostname.replace(/^\[(.*)\]$/, '$1')
+  if (isIP(host) !== 0)
+    throw new ConfigurationError(
+      `passkey(): \`url\` names an IP address, which browsers refuse as a relying party ID; serve the app on a host name (http://localhost for development); got ${origin.origin}`,
+    )
+  const local = host === 'localhost' || host.endsWith('.localhost')
+  if (origin.protocol === 'http:' && !local)
+    throw new ConfigurationError(
+      `passkey(): \`url\` is http on ${host}: browsers offer passkeys only on https (or http on localhost); use an https \`url\``,
+    )
 }

@@ -47,6 +47,25 @@ describe('passkey()', () => {
     )
   })
 
+  it('needs `url` on a host name browsers take as a relying party ID, in a secure context', () => {
+    for (const url of ['http://127.0.0.1:3000/api/auth', 'https://[::1]/api/auth', 'https://10.0.0.7/api/auth']) {
+      expect(configError(() => auth({ url, secret: SECRET, providers: [passkey()] }))).toMatch(
+        /^passkey\(\): `url` names an IP address, which browsers refuse as a relying party ID/,
+      )
+    }
+    expect(
+      configError(() => auth({ url: 'http://app.example/api/auth', secret: SECRET, providers: [passkey()] })),
+    ).toMatch(
+      /^passkey\(\): `url` is http on app\.example: browsers offer passkeys only on https \(or http on localhost\)/,
+    )
+    for (const url of [
+      'http://localhost:3000/api/auth',
+      'http://app.localhost/api/auth',
+      'https://app.example/api/auth',
+    ])
+      expect(() => auth({ url, secret: SECRET, logger: false, providers: [passkey()] })).not.toThrow()
+  })
+
   it('takes one passkey provider', () => {
     expect(
       configError(() => auth({ url: URL, secret: SECRET, providers: [passkey(), passkey({ id: 'other' })] })),
