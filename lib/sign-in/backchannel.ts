@@ -1,5 +1,6 @@
 import type { Context } from '../context'
 import { decodeJws } from '../crypto/jws'
+import { AuthError } from '../errors'
 import { verifyLogoutToken, JTI_KEPT_SECONDS } from '../providers/oauth/logout-token'
 import type { OAuthRuntime } from '../providers/oauth/registry'
 import type { Services } from '../services'
@@ -69,7 +70,10 @@ export async function rememberProviderSession(
   const entry = sid === null ? userEntry(userId) : sessionEntry(userId, sid)
   // Past the bound of entries, the user is kept instead: the logout then ends more, never less.
   const name = nameOf(providerId, 'sid', providerSid)
-  await svc.logoutIndex.remember(name, entry, svc.config.session.maxLifetime, userEntry(userId))
+  if (!(await svc.logoutIndex.remember(name, entry, svc.config.session.maxLifetime, userEntry(userId))))
+    // That provider session logged out while this sign-in through it was under way: no session
+    // outlives it (the manager removes the one just kept).
+    throw new AuthError('OAuthCallback', `provider ${providerId}: its session ended while the sign-in completed`)
 }
 
 /**
@@ -108,9 +112,10 @@ export async function endProviderSession(ctx: Context, runtime: OAuthRuntime, to
     const { sid, sub, jti } = verified.claims
     if (!(await svc.logoutIndex.firstUse(`${provider.id}\0${jti}`, JTI_KEPT_SECONDS)))
       return { ok: false, reason: 'its jti was used before (a replay)' }
-    const entries = await svc.logoutIndex.take(
-      sid !== null ? nameOf(provider.id, 'sid', sid) : nameOf(provider.id, 'sub', sub!),
-    )
+    // A sid is over for good (a new session at the provider has a new one); a sub signs in again.
+    const entries = await (sid !== null
+      ? svc.logoutIndex.take(nameOf(provider.id, 'sid', sid), true)
+      : svc.logoutIndex.take(nameOf(provider.id, 'sub', sub!)))
     return { ok: true, ...(await endEntries(svc, entries)) }
   } catch {
     // The store did not answer (or an end failed part-way): §2.8 answers a failure with 400.

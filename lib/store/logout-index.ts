@@ -10,13 +10,17 @@ import type { RedisRunner } from './redis'
  */
 export interface LogoutIndex {
   /**
-   * Remembers that `name` (a provider's session or subject) signed in `entry`, for `ttlSeconds`. A
-   * name holds at most MAX_ENTRIES_PER_NAME entries; past that, `whenFull` (an entry naming more, such
-   * as the whole user) is kept instead, for MAX_USERS_PER_NAME more at most.
+   * Remembers that `name` (a provider's session or subject) signed in `entry` (never beginning with a
+   * NUL), for `ttlSeconds`. A name holds at most MAX_ENTRIES_PER_NAME entries; past that, `whenFull`
+   * (an entry naming more, such as the whole user) is kept instead, for MAX_USERS_PER_NAME more at
+   * most. False, and nothing kept, when the name was taken as ended within ENDED_KEPT_SECONDS.
    */
-  remember(name: string, entry: string, ttlSeconds: number, whenFull?: string): Promise<void>
-  /** The entries `name` signed in, and forgets them. */
-  take(name: string): Promise<string[]>
+  remember(name: string, entry: string, ttlSeconds: number, whenFull?: string): Promise<boolean>
+  /**
+   * The entries `name` signed in, and forgets them. `ended`: the name stays marked as ended for
+   * ENDED_KEPT_SECONDS, so that a sign-in through it that was under way is refused, not remembered.
+   */
+  take(name: string, ended?: boolean): Promise<string[]>
   /** True the first time `jti` is seen within `ttlSeconds`; false for a replay. */
   firstUse(jti: string, ttlSeconds: number): Promise<boolean>
   /** RP-initiated logout: keeps a sign-in's ID token under a random handle (the browser's cookie holds the handle). */
@@ -35,9 +39,18 @@ export const MAX_USERS_PER_NAME = 20
  */
 export const MAX_ENTRIES_PER_NAME = 50
 
+/**
+ * How long a provider session that logged out refuses to be remembered again: longer than a
+ * sign-in's flow (15 minutes), so that no sign-in through it that was under way survives its logout.
+ */
+export const ENDED_KEPT_SECONDS = 16 * 60
+
+/** The one member of an ended name's set (entries never begin with a NUL). */
+const ENDED = '\0ended'
+
 /** In this process's memory, bounded: a name pushed out is a logout that finds nobody (see docs/logout.md). */
 export function memoryLogoutIndex(bound = 100_000): LogoutIndex {
-  const names = boundedCache<string, { entries: Set<string>; until: number }>(bound)
+  const names = boundedCache<string, { entries: Set<string>; until: number; ended?: true }>(bound)
   const jtis = boundedCache<string, number>(bound)
   const hints = boundedCache<string, string>(bound)
   const now = () => Date.now()
@@ -53,15 +66,21 @@ export function memoryLogoutIndex(bound = 100_000): LogoutIndex {
     async remember(name: string, entry: string, ttlSeconds: number, whenFull?: string) {
       const until = now() + ttlSeconds * 1000
       const kept = names.get(name)
-      if (kept === undefined || kept.until <= now()) return void names.set(name, { entries: new Set([entry]), until })
+      if (kept?.ended && kept.until > now()) return false
+      if (kept === undefined || kept.until <= now()) {
+        names.set(name, { entries: new Set([entry]), until })
+        return true
+      }
       const { size } = kept.entries
       if (size < MAX_ENTRIES_PER_NAME) kept.entries.add(entry)
       else if (whenFull !== undefined && size < MAX_ENTRIES_PER_NAME + MAX_USERS_PER_NAME) kept.entries.add(whenFull)
       kept.until = Math.max(kept.until, until)
+      return true
     },
-    async take(name: string) {
+    async take(name: string, ended = false) {
       const kept = names.get(name)
       names.delete(name)
+      if (ended) names.set(name, { entries: new Set(), until: now() + ENDED_KEPT_SECONDS * 1000, ended: true })
       return kept === undefined || kept.until <= now() ? [] : [...kept.entries]
     },
     async firstUse(jti: string, ttlSeconds: number) {
@@ -74,7 +93,8 @@ export function memoryLogoutIndex(bound = 100_000): LogoutIndex {
 }
 
 // One key each, so that it works unchanged on Redis Cluster; the set lives as long as its newest entry needs.
-const REMEMBER = `local size = redis.call('SCARD', KEYS[1])
+const REMEMBER = `if redis.call('SISMEMBER', KEYS[1], ARGV[6]) == 1 then return 0 end
+local size = redis.call('SCARD', KEYS[1])
 if size < tonumber(ARGV[3]) then redis.call('SADD', KEYS[1], ARGV[1])
 elseif ARGV[4] ~= '' and size < tonumber(ARGV[3]) + tonumber(ARGV[5]) then redis.call('SADD', KEYS[1], ARGV[4]) end
 if redis.call('TTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
@@ -82,6 +102,10 @@ return 1`
 
 const TAKE = `local entries = redis.call('SMEMBERS', KEYS[1])
 redis.call('DEL', KEYS[1])
+if ARGV[1] ~= '0' then
+  redis.call('SADD', KEYS[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+end
 return entries`
 
 /** In Redis, shared by every instance: a replayed jti is refused whichever instance saw it first. */
@@ -96,7 +120,7 @@ export function redisLogoutIndex(redis: RedisRunner): LogoutIndex {
       return redis.run((client) => client.getdel(hintKey(handle)))
     },
     async remember(name: string, entry: string, ttlSeconds: number, whenFull?: string) {
-      await redis.run((client) =>
+      const kept = await redis.run((client) =>
         client.eval(
           REMEMBER,
           1,
@@ -106,12 +130,17 @@ export function redisLogoutIndex(redis: RedisRunner): LogoutIndex {
           MAX_ENTRIES_PER_NAME,
           whenFull ?? '',
           MAX_USERS_PER_NAME,
+          ENDED,
         ),
       )
+      return kept === 1
     },
-    async take(name: string) {
-      const entries = await redis.run((client) => client.eval(TAKE, 1, nameKey(name)))
-      return Array.isArray(entries) ? entries.filter((entry): entry is string => typeof entry === 'string') : []
+    async take(name: string, ended = false) {
+      const entries = await redis.run((client) =>
+        client.eval(TAKE, 1, nameKey(name), ended ? ENDED_KEPT_SECONDS : 0, ENDED),
+      )
+      const kept = Array.isArray(entries) ? entries : []
+      return kept.filter((entry): entry is string => typeof entry === 'string' && entry !== ENDED)
     },
     async firstUse(jti: string, ttlSeconds: number) {
       const set = await redis.run((client) =>

@@ -11,7 +11,8 @@ import { startHostileIssuer, type HostileIssuer } from '../support/hostile-issue
  * device of the same user, signed in through another provider session, keeps its session; a token
  * with only a `sub` ends every session of the user. `events.backchannelLogout` says how many
  * sessions ended. Past the bound of sessions remembered per provider session, a logout ends every
- * session of the user: more than it names, never less.
+ * session of the user: more than it names, never less. A sign-in through a provider session that
+ * logged out while it was under way gives no session.
  */
 
 const EVENT = 'http://schemas.openid.net/event/backchannel-logout'
@@ -101,4 +102,18 @@ it('past the bound of sessions one provider session signed in, its logout ends e
   expect(await laptop.session()).toEqual({})
   expect(await phone.session()).toEqual({})
   expect(events.at(-1)).toMatchObject({ userIds: ['hostile:alice'], sessions: null })
+})
+
+it('a sign-in through a provider session that logged out meanwhile gives no session', async () => {
+  const laptop = await signedInThrough('laptop-session-4')
+  // The provider's logout arrives while a second sign-in through the same provider session completes.
+  const authorization = await laptop.authorizationUrl('hostile')
+  const callback = await laptop.login(authorization)
+  expect((await providerLogout({ sid: 'laptop-session-4' })).status).toBe(200)
+  issuer.behave({ idTokenClaims: { sid: 'laptop-session-4' } })
+  const res = await laptop.returnTo(callback)
+  expect(res.headers.get('location') ?? '').not.toContain('/welcome')
+  expect(await laptop.session()).toEqual({})
+  // A new session at the provider (a new sid) signs in as usual.
+  await signedInThrough('laptop-session-5', laptop)
 })
