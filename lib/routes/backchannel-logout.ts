@@ -49,7 +49,7 @@ export async function backchannelLogout(ctx: Context): Promise<void> {
   svc.log(
     'info',
     'backchannel_logout',
-    `provider ${providerId} ended ${sessions ?? 'every'} session(s) of ${userIds.length} user(s)`,
+    `provider ${providerId} ended ${sessions === null ? 'every session' : `${sessions} session(s)`} of ${userIds.length} user(s)`,
     { provider: providerId, users: userIds.length, sessions },
   )
   for (const userId of everywhere)
