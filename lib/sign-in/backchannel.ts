@@ -70,10 +70,12 @@ export async function rememberProviderSession(
   const entry = sid === null ? userEntry(userId) : sessionEntry(userId, sid)
   // Past the bound of entries, the user is kept instead: the logout then ends more, never less.
   const name = nameOf(providerId, 'sid', providerSid)
-  if (!(await svc.logoutIndex.remember(name, entry, svc.config.session.maxLifetime, userEntry(userId))))
-    // That provider session logged out while this sign-in through it was under way: no session
-    // outlives it (the manager removes the one just kept).
-    throw new AuthError('OAuthCallback', `provider ${providerId}: its session ended while the sign-in completed`)
+  if (await svc.logoutIndex.remember(name, entry, svc.config.session.maxLifetime, userEntry(userId))) return
+  // That provider session logged out while this sign-in through it was under way: no session
+  // outlives it (the manager removes the one just kept).
+  const reason = `provider ${providerId}: its session was logged out while the sign-in completed`
+  svc.log('warn', 'callback.error', reason)
+  throw new AuthError('OAuthCallback', reason)
 }
 
 /**

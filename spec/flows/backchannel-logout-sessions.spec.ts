@@ -114,6 +114,7 @@ it('a sign-in through a provider session that logged out meanwhile gives no sess
   const res = await laptop.returnTo(callback)
   expect(res.headers.get('location') ?? '').not.toContain('/welcome')
   expect(await laptop.session()).toEqual({})
+  expect(app.logs.filter((entry) => entry.event === 'callback.error').at(-1)?.message).toContain('logged out')
   // A new session at the provider (a new sid) signs in as usual.
   await signedInThrough('laptop-session-5', laptop)
 })
