@@ -93,6 +93,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     clientLogLimiter: state.limiter('client-log', CLIENT_LOG_ENTRIES_PER_MINUTE, 60),
     languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
+    endSession: endSessionOf(sessions),
     logoutIndex: redis ? redisLogoutIndex(redis) : memoryLogoutIndex(),
     logoutKeys: keyRing(config.secrets, 'logout-hint'),
     flowKeys: Object.freeze({
@@ -104,6 +105,12 @@ export function auth(options?: AuthOptions): AuthRouter {
   const devices = createDevices(sessions, handles, state.revocations, config.session.maxLifetime)
   const helpers = { ...createHelpers(svc, handleOfToken(sessions, handles)), ...createCsrfHelpers(svc) }
   return Object.assign(createRouter(svc), helpers, devices, createPasskeyHelpers(passkey))
+}
+
+/** Database sessions one by one (back-channel logout by the provider's `sid`); null for cookie sessions. */
+function endSessionOf(store: SessionStore): Services['endSession'] {
+  const listing = store.sessions
+  return listing === undefined ? null : (userId, sid) => listing.end(userId, sid)
 }
 
 /** In Redis when `redis` is set (shared by every instance), else in this process's memory. */

@@ -37,6 +37,11 @@ export interface Services {
   readonly languages: Languages
   /** Counts sign-in requests (`POST /signin/*`, `/callback/*`) per client IP. */
   readonly requestLimiter: Limiter
+  /**
+   * Ends one database session by the store's id of it, on every instance, as `revokeSession` does
+   * (whether it was listed). Null for cookie sessions, which cannot be ended one by one.
+   */
+  readonly endSession: ((userId: string, sid: string) => Promise<boolean>) | null
   /** Back-channel logout: who each provider session signed in, and the logout tokens already used. */
   readonly logoutIndex: LogoutIndex
   /** Seals the logout cookie (the provider and the ID token, or its handle in Redis, for id_token_hint). */

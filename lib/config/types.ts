@@ -136,10 +136,16 @@ export interface Events {
     receivedCounter: number
   }) => void | Promise<void>
   /**
-   * An OpenID Connect provider's back-channel logout ended every session of these users (the
-   * users its session, or its subject, signed in; none when it had signed in nobody we know).
+   * An OpenID Connect provider's back-channel logout ended sessions of these users: the database
+   * sessions its session (`sid`) signed in, or every session of the users its subject signed in (and
+   * of cookie sessions); none when it had signed in nobody we know. `sessions`: how many ended, when
+   * each ended on its own; null when some user's every session ended at once.
    */
-  backchannelLogout?: (message: { provider: string; userIds: readonly string[] }) => void | Promise<void>
+  backchannelLogout?: (message: {
+    provider: string
+    userIds: readonly string[]
+    sessions: number | null
+  }) => void | Promise<void>
   /** `getAccessToken` refreshed a provider's tokens (never the tokens themselves). */
   tokenRefreshed?: (message: TokenRefreshMessage) => void | Promise<void>
   /** A refresh failed for good (`invalid_grant`, revoked consent): `getAccessToken` rejects with RefreshAccessTokenError. */

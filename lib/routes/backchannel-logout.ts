@@ -45,23 +45,28 @@ export async function backchannelLogout(ctx: Context): Promise<void> {
   const outcome = await endProviderSession(ctx, runtime, body.logout_token)
   // One description for every refused token: no oracle of which check failed (the log says which).
   if (!outcome.ok) return refuse('the logout token was refused', `the logout token was refused: ${outcome.reason}`)
+  const { userIds, everywhere, ended, sessions } = outcome
   svc.log(
     'info',
     'backchannel_logout',
-    `provider ${providerId} ended the sessions of ${outcome.userIds.length} user(s)`,
-    {
-      provider: providerId,
-      users: outcome.userIds.length,
-    },
+    `provider ${providerId} ended ${sessions === null ? 'every session' : `${sessions} session(s)`} of ${userIds.length} user(s)`,
+    { provider: providerId, users: userIds.length, sessions },
   )
-  for (const userId of outcome.userIds)
+  for (const userId of everywhere)
     svc.log('info', 'signout.everywhere', 'signed out of every session by the provider', {
       ...svc.userForLog(userId),
       provider: providerId,
     })
+  for (const [userId, count] of ended)
+    svc.log('info', 'signout', 'signed out by the provider of the sessions its session signed in', {
+      ...svc.userForLog(userId),
+      provider: providerId,
+      sessions: count,
+    })
   await ctx.emit('backchannelLogout', svc.config.events.backchannelLogout, {
     provider: providerId,
-    userIds: [...outcome.userIds],
+    userIds: [...userIds],
+    sessions,
   })
   sendJson(ctx.res, 200, '{}', true)
 }

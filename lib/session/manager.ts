@@ -35,7 +35,16 @@ export interface SessionManager {
   present(cookie: SessionCookie): boolean
   /** The valid record, or null. */
   read(cookie: SessionCookie): Promise<SessionRecord | null>
-  create(cookie: SessionCookie, input: NewSession): Promise<SessionRecord>
+  /**
+   * `stored`: runs once the store keeps the new session, before the cookie is set, with the store's id
+   * of it (database sessions; null for cookie sessions). When it fails, the session is removed again
+   * and `create` rejects: nothing it was to record about the session can be missing.
+   */
+  create(
+    cookie: SessionCookie,
+    input: NewSession,
+    stored?: (sid: string | null) => Promise<void>,
+  ): Promise<SessionRecord>
   /** Renews the session when it was issued more than `updateAge` ago; returns the current record. */
   renewIfDue(cookie: SessionCookie, record: SessionRecord): Promise<SessionRecord>
   /** Rewrites the session with new data, keeping its expiry. */
@@ -111,6 +120,7 @@ async function writeSession(
   record: SessionRecord,
   previous: string | null,
   device: DeviceInfo | null,
+  stored?: (sid: string | null) => Promise<void>,
 ): Promise<void> {
   // Only a sign-in says where it comes from: renewals and updates never rewrite it.
   const token = await (device === null ? store.write(record, previous) : store.write(record, previous, device))
@@ -118,6 +128,14 @@ async function writeSession(
     throw new ConfigurationError(
       `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
     )
+  }
+  if (stored) {
+    try {
+      await stored(store.sessions?.sidOf(token) ?? null)
+    } catch (error) {
+      await store.remove(token, record).catch(() => undefined)
+      throw error
+    }
   }
   if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
 }
@@ -144,7 +162,7 @@ export function createSessionManager(
       return record && record.createdAt >= (await revocations.before(record.userId)) ? record : null
     },
 
-    async create(cookie: SessionCookie, input: NewSession) {
+    async create(cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
       const now = nowSeconds()
       // Dated by the revocations' clock (Redis's), never before the user's last revocation.
       const createdAt = await revocations.stamp(input.userId)
@@ -153,7 +171,7 @@ export function createSessionManager(
       // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
       const previous = readChunked(cookie.cookies, cookie.def.name)
       if (previous !== null) await store.remove(previous, null)
-      await write(cookie, record, null, deviceOfCookie(cookie, record))
+      await writeSession(store, cookie, record, null, deviceOfCookie(cookie, record), stored)
       return record
     },
 

@@ -1,17 +1,20 @@
 import type { Context } from '../context'
 import { decodeJws } from '../crypto/jws'
+import { AuthError } from '../errors'
 import { verifyLogoutToken, JTI_KEPT_SECONDS } from '../providers/oauth/logout-token'
 import type { OAuthRuntime } from '../providers/oauth/registry'
 import type { Services } from '../services'
 
 /**
- * OpenID Connect Back-Channel Logout 1.0 over our revocations. At sign-in with an oidc() provider,
- * the ID token's `sid` and `sub` are remembered with the user id the sign-in gave (the signIn
- * callback may choose another than `{provider}:{sub}`). A valid logout token later names that sid
- * (or, without one, the sub), and every session of those users ends on every instance through
- * `sessions.revokeAll`: database sessions deleted, cookie sessions refused from their user's
- * revocation time on. So GET /session pays nothing more than it did: the revocation time it
- * already checks is the one that moves.
+ * OpenID Connect Back-Channel Logout 1.0 over our sessions and revocations. At sign-in with an
+ * oidc() provider, the ID token's `sid` is remembered with the session it signed in (the store's id
+ * of a database session; for cookie sessions, which cannot be ended one by one, the user), and its
+ * `sub` with the user id the sign-in gave (the signIn callback may choose another than
+ * `{provider}:{sub}`). A valid logout token later names that sid, and exactly those database
+ * sessions end on every instance (unlisted and deleted, as `revokeSession` does); or it names only
+ * the sub (or cookie sessions), and every session of those users ends through `sessions.revokeAll`.
+ * So GET /session pays nothing more than it did: a deleted session is gone from the store it reads,
+ * and the revocation time it already checks is the one that moves.
  */
 
 /** The names a provider's session and subject are remembered under (a NUL cannot be in a provider id). */
@@ -19,31 +22,80 @@ function nameOf(providerId: string, kind: 'sid' | 'sub', value: string): string 
   return `${providerId}\0${kind}\0${value}`
 }
 
+/** What a name signed in: one database session of a user (`s`), or every session of a user (`u`). */
+const userEntry = (userId: string) => `u\0${userId}`
+const sessionEntry = (userId: string, sid: string) => `s\0${sid}\0${userId}`
+
+type Entry = { kind: 'user'; userId: string } | { kind: 'session'; userId: string; sid: string }
+
+/** Store ids have no NUL; user ids may. Anything else read back names nobody. */
+function entryOf(entry: string): Entry | null {
+  if (entry.startsWith('u\0') && entry.length > 2) return { kind: 'user', userId: entry.slice(2) }
+  const end = entry.indexOf('\0', 2)
+  if (!entry.startsWith('s\0') || end < 3 || end === entry.length - 1) return null
+  return { kind: 'session', sid: entry.slice(2, end), userId: entry.slice(end + 1) }
+}
+
+/** The ID token's `sid` or `sub`, when it is a usable name (the ID token is already verified). */
+function claimOf(idToken: unknown, kind: 'sid' | 'sub'): string | null {
+  const value = decodeJws(idToken)?.payload[kind]
+  return typeof value === 'string' && value !== '' && value.length <= 1024 ? value : null
+}
+
+/** Before the session is made: the provider's subject signed in `userId` (every session of the user). */
+export async function rememberProviderSubject(
+  svc: Services,
+  providerId: string,
+  idToken: unknown,
+  userId: string,
+): Promise<void> {
+  const sub = claimOf(idToken, 'sub')
+  if (sub !== null)
+    await svc.logoutIndex.remember(nameOf(providerId, 'sub', sub), userEntry(userId), svc.config.session.maxLifetime)
+}
+
 /**
- * Remembers which provider session and subject signed `userId` in, for as long as a session can
- * live. `idToken` is the sign-in's ID token, already verified.
+ * Once the store keeps the new session: the provider's session signed in that session (`sid`, the
+ * store's id of a database session), or, for a cookie session (`sid` null), the user.
  */
 export async function rememberProviderSession(
   svc: Services,
   providerId: string,
   idToken: unknown,
   userId: string,
+  sid: string | null,
 ): Promise<void> {
-  const claims = decodeJws(idToken)?.payload
-  if (!claims) return
-  const ttl = svc.config.session.maxLifetime
-  for (const kind of ['sid', 'sub'] as const) {
-    const value = claims[kind]
-    if (typeof value === 'string' && value !== '' && value.length <= 1024)
-      await svc.logoutIndex.remember(nameOf(providerId, kind, value), userId, ttl)
-  }
+  const providerSid = claimOf(idToken, 'sid')
+  if (providerSid === null) return
+  const entry = sid === null ? userEntry(userId) : sessionEntry(userId, sid)
+  // Past the bound of entries, the user is kept instead: the logout then ends more, never less.
+  const name = nameOf(providerId, 'sid', providerSid)
+  if (await svc.logoutIndex.remember(name, entry, svc.config.session.maxLifetime, userEntry(userId))) return
+  // That provider session logged out while this sign-in through it was under way: no session
+  // outlives it (the manager removes the one just kept).
+  const reason = `provider ${providerId}: its session was logged out while the sign-in completed`
+  svc.log('warn', 'callback.error', reason)
+  throw new AuthError('OAuthCallback', reason)
 }
 
-export type LogoutOutcome = { ok: true; userIds: string[] } | { ok: false; reason: string }
+/**
+ * `userIds`: the users some or all of whose sessions ended. `sessions`: how many ended, when each
+ * was ended on its own; null when some user's every session ended at once (their number is unknown).
+ */
+export type LogoutOutcome = ({ ok: true } & EndedSessions) | { ok: false; reason: string }
+
+interface EndedSessions {
+  userIds: string[]
+  /** The users whose every session ended (per user: a `sub` only, or cookie sessions). */
+  everywhere: string[]
+  /** The other users, and how many of their sessions ended one by one. */
+  ended: ReadonlyMap<string, number>
+  sessions: number | null
+}
 
 /**
  * A logout token posted to this provider's route: validated (providers/oauth/logout-token.ts), its
- * `jti` spent, then every session of the users its sid (else its sub) signed in ends. Never throws.
+ * `jti` spent, then the sessions its sid (else the users its sub) signed in end. Never throws.
  */
 export async function endProviderSession(ctx: Context, runtime: OAuthRuntime, token: unknown): Promise<LogoutOutcome> {
   const { svc } = ctx
@@ -62,13 +114,36 @@ export async function endProviderSession(ctx: Context, runtime: OAuthRuntime, to
     const { sid, sub, jti } = verified.claims
     if (!(await svc.logoutIndex.firstUse(`${provider.id}\0${jti}`, JTI_KEPT_SECONDS)))
       return { ok: false, reason: 'its jti was used before (a replay)' }
-    const userIds = await svc.logoutIndex.take(
-      sid !== null ? nameOf(provider.id, 'sid', sid) : nameOf(provider.id, 'sub', sub!),
-    )
-    for (const userId of userIds) await svc.sessions.revokeAll(userId)
-    return { ok: true, userIds }
+    // A sid is over for good (a new session at the provider has a new one); a sub signs in again.
+    const entries = await (sid !== null
+      ? svc.logoutIndex.take(nameOf(provider.id, 'sid', sid), true)
+      : svc.logoutIndex.take(nameOf(provider.id, 'sub', sub!)))
+    return { ok: true, ...(await endEntries(svc, entries)) }
   } catch {
-    // The store did not answer (or the revocation failed part-way): §2.8 answers a failure with 400.
+    // The store did not answer (or an end failed part-way): §2.8 answers a failure with 400.
     return { ok: false, reason: 'the session store did not answer' }
+  }
+}
+
+/** Ends what the entries name: the users' every session, then each named session of the other users. */
+async function endEntries(svc: Services, entries: readonly string[]): Promise<EndedSessions> {
+  const parsed = entries.map(entryOf).filter((entry): entry is Entry => entry !== null)
+  const { endSession } = svc
+  // A session entry read where sessions cannot be ended one by one (the strategy changed): its user's every session.
+  const everywhere = new Set(
+    parsed.filter((entry) => entry.kind === 'user' || endSession === null).map((entry) => entry.userId),
+  )
+  for (const userId of everywhere) await svc.sessions.revokeAll(userId)
+  const ended = new Map<string, number>()
+  for (const entry of parsed) {
+    if (entry.kind !== 'session' || everywhere.has(entry.userId) || endSession === null) continue
+    if (await endSession(entry.userId, entry.sid)) ended.set(entry.userId, (ended.get(entry.userId) ?? 0) + 1)
+  }
+  const sessions = [...ended.values()].reduce((sum, count) => sum + count, 0)
+  return {
+    userIds: [...everywhere, ...ended.keys()],
+    everywhere: [...everywhere],
+    ended,
+    sessions: everywhere.size > 0 ? null : sessions,
   }
 }

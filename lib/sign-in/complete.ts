@@ -18,6 +18,11 @@ export interface SignInInput extends SignInQuestion {
    * gets (a passkey sign-up keeps its passkey here); false refuses the sign-in (CredentialsSignin).
    */
   prepare?: (userId: string) => Promise<boolean>
+  /**
+   * Runs once the store keeps the new session, before its cookie is set, with the store's id of it
+   * (null for cookie sessions); if it fails, the session is removed and the sign-in fails.
+   */
+  sessionStored?: (userId: string, sid: string | null) => Promise<void>
 }
 
 /**
@@ -38,13 +43,18 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   await input.beforeSession?.(userId)
   // The provider's tokens, when it keeps them (`tokens: true`): in Redis, or sealed in the session.
   const tokens = await svc.tokens.capture(account, userId)
-  const record = await svc.sessions.create(ctx.sessionCookie(), {
-    userId,
-    user: { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null },
-    ...(decision.data ? { data: decision.data } : {}),
-    provider: account.provider,
-    ...(tokens === undefined ? {} : { tokens }),
-  })
+  const { sessionStored } = input
+  const record = await svc.sessions.create(
+    ctx.sessionCookie(),
+    {
+      userId,
+      user: { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null },
+      ...(decision.data ? { data: decision.data } : {}),
+      provider: account.provider,
+      ...(tokens === undefined ? {} : { tokens }),
+    },
+    sessionStored && ((sid) => sessionStored(userId, sid)),
+  )
   renewCsrf(ctx, input.flowId)
   svc.log('info', 'session.created', 'signed in', {
     ...svc.userForLog(record.userId),

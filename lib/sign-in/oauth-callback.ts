@@ -3,7 +3,7 @@ import { finishAuthorization } from '../providers/oauth/authorize'
 import type { OAuthRuntime } from '../providers/oauth/registry'
 import { providerUrls } from '../urls/provider-urls'
 import type { OidcProvider } from '../providers/types'
-import { rememberProviderSession } from './backchannel'
+import { rememberProviderSession, rememberProviderSubject } from './backchannel'
 import { keepLogoutHint } from './provider-logout'
 import { completeSignIn } from './complete'
 import { checkFlow } from './flow'
@@ -49,17 +49,23 @@ export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pr
     profile,
     callbackUrl: flow.callbackUrl,
     ...(flow.id ? { flowId: flow.id } : {}),
-    ...(runtime.provider.protocol === 'oidc' ? { beforeSession: afterOidcSignIn(ctx, runtime.provider, account) } : {}),
+    ...(runtime.provider.protocol === 'oidc' ? afterOidcSignIn(ctx, runtime.provider, account) : {}),
   })
 }
 
 /**
- * What an OpenID Connect sign-in keeps for logout, once its user id is known: the provider's `sid`
- * and `sub` (back-channel logout), and with `logout: 'provider'` the ID token (id_token_hint).
+ * What an OpenID Connect sign-in keeps for logout: once its user id is known, the provider's `sub`
+ * (back-channel logout) and with `logout: 'provider'` the ID token (id_token_hint); once the session
+ * is kept, the provider's `sid` with that session (back-channel logout).
  */
 function afterOidcSignIn(ctx: Context, provider: OidcProvider, account: { id_token?: unknown }) {
-  return async (userId: string) => {
-    await rememberProviderSession(ctx.svc, provider.id, account.id_token, userId)
-    if (provider.logout === 'provider') await keepLogoutHint(ctx, provider.id, account.id_token)
+  const { svc } = ctx
+  return {
+    async beforeSession(userId: string) {
+      await rememberProviderSubject(svc, provider.id, account.id_token, userId)
+      if (provider.logout === 'provider') await keepLogoutHint(ctx, provider.id, account.id_token)
+    },
+    sessionStored: (userId: string, sid: string | null) =>
+      rememberProviderSession(svc, provider.id, account.id_token, userId, sid),
   }
 }

@@ -3,16 +3,24 @@ import { boundedCache } from '../util/cache'
 import type { RedisRunner } from './redis'
 
 /**
- * What OpenID Connect back-channel logout needs kept on the server: which of our users an identity
- * provider's session (`sid`) or subject (`sub`) signed in, and which logout tokens (`jti`) were
- * already used. In memory by default; in Redis with `redis`, so that every instance sees both.
+ * What OpenID Connect back-channel logout needs kept on the server: which of our sessions or users
+ * an identity provider's session (`sid`) or subject (`sub`) signed in (entries the caller encodes,
+ * lib/sign-in/backchannel.ts), and which logout tokens (`jti`) were already used. In memory by default; in Redis with `redis`, so that every instance sees both.
  * Provider ids, sids, subs and jtis appear in Redis keys only as their SHA-256.
  */
 export interface LogoutIndex {
-  /** Remembers that `name` (a provider's session or subject) signed in `userId`, for `ttlSeconds`. */
-  remember(name: string, userId: string, ttlSeconds: number): Promise<void>
-  /** The user ids `name` signed in (at most MAX_USERS_PER_NAME), and forgets them. */
-  take(name: string): Promise<string[]>
+  /**
+   * Remembers that `name` (a provider's session or subject) signed in `entry` (never beginning with a
+   * NUL), for `ttlSeconds`. A name holds at most MAX_ENTRIES_PER_NAME entries; past that, `whenFull`
+   * (an entry naming more, such as the whole user) is kept instead, for MAX_USERS_PER_NAME more at
+   * most. False, and nothing kept, when the name was taken as ended within ENDED_KEPT_SECONDS.
+   */
+  remember(name: string, entry: string, ttlSeconds: number, whenFull?: string): Promise<boolean>
+  /**
+   * The entries `name` signed in, and forgets them. `ended`: the name stays marked as ended for
+   * ENDED_KEPT_SECONDS, so that a sign-in through it that was under way is refused, not remembered.
+   */
+  take(name: string, ended?: boolean): Promise<string[]>
   /** True the first time `jti` is seen within `ttlSeconds`; false for a replay. */
   firstUse(jti: string, ttlSeconds: number): Promise<boolean>
   /** RP-initiated logout: keeps a sign-in's ID token under a random handle (the browser's cookie holds the handle). */
@@ -24,9 +32,25 @@ export interface LogoutIndex {
 /** A provider's session or subject names very few of our users (usually one): more are not kept. */
 export const MAX_USERS_PER_NAME = 20
 
+/**
+ * A provider's session signs in a few of our sessions (one per sign-in through it, each ending the
+ * browser's previous one). Past this many, the entry kept is the user's (`whenFull`): a logout then
+ * ends more than it names, never less.
+ */
+export const MAX_ENTRIES_PER_NAME = 50
+
+/**
+ * How long a provider session that logged out refuses to be remembered again: longer than a
+ * sign-in's flow (15 minutes), so that no sign-in through it that was under way survives its logout.
+ */
+export const ENDED_KEPT_SECONDS = 16 * 60
+
+/** The one member of an ended name's set (entries never begin with a NUL). */
+const ENDED = '\0ended'
+
 /** In this process's memory, bounded: a name pushed out is a logout that finds nobody (see docs/logout.md). */
 export function memoryLogoutIndex(bound = 100_000): LogoutIndex {
-  const names = boundedCache<string, { users: Set<string>; until: number }>(bound)
+  const names = boundedCache<string, { entries: Set<string>; until: number; ended?: true }>(bound)
   const jtis = boundedCache<string, number>(bound)
   const hints = boundedCache<string, string>(bound)
   const now = () => Date.now()
@@ -39,17 +63,25 @@ export function memoryLogoutIndex(bound = 100_000): LogoutIndex {
       hints.delete(handle)
       return hint
     },
-    async remember(name: string, userId: string, ttlSeconds: number) {
+    async remember(name: string, entry: string, ttlSeconds: number, whenFull?: string) {
       const until = now() + ttlSeconds * 1000
-      const entry = names.get(name)
-      if (entry === undefined || entry.until <= now()) return void names.set(name, { users: new Set([userId]), until })
-      if (entry.users.size < MAX_USERS_PER_NAME) entry.users.add(userId)
-      entry.until = Math.max(entry.until, until)
+      const kept = names.get(name)
+      if (kept?.ended && kept.until > now()) return false
+      if (kept === undefined || kept.until <= now()) {
+        names.set(name, { entries: new Set([entry]), until })
+        return true
+      }
+      const { size } = kept.entries
+      if (size < MAX_ENTRIES_PER_NAME) kept.entries.add(entry)
+      else if (whenFull !== undefined && size < MAX_ENTRIES_PER_NAME + MAX_USERS_PER_NAME) kept.entries.add(whenFull)
+      kept.until = Math.max(kept.until, until)
+      return true
     },
-    async take(name: string) {
-      const entry = names.get(name)
+    async take(name: string, ended = false) {
+      const kept = names.get(name)
       names.delete(name)
-      return entry === undefined || entry.until <= now() ? [] : [...entry.users]
+      if (ended) names.set(name, { entries: new Set(), until: now() + ENDED_KEPT_SECONDS * 1000, ended: true })
+      return kept === undefined || kept.until <= now() ? [] : [...kept.entries]
     },
     async firstUse(jti: string, ttlSeconds: number) {
       const seen = jtis.get(jti)
@@ -61,13 +93,20 @@ export function memoryLogoutIndex(bound = 100_000): LogoutIndex {
 }
 
 // One key each, so that it works unchanged on Redis Cluster; the set lives as long as its newest entry needs.
-const REMEMBER = `if redis.call('SCARD', KEYS[1]) < tonumber(ARGV[3]) then redis.call('SADD', KEYS[1], ARGV[1]) end
+const REMEMBER = `if redis.call('SISMEMBER', KEYS[1], ARGV[6]) == 1 then return 0 end
+local size = redis.call('SCARD', KEYS[1])
+if size < tonumber(ARGV[3]) then redis.call('SADD', KEYS[1], ARGV[1])
+elseif ARGV[4] ~= '' and size < tonumber(ARGV[3]) + tonumber(ARGV[5]) then redis.call('SADD', KEYS[1], ARGV[4]) end
 if redis.call('TTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 return 1`
 
-const TAKE = `local users = redis.call('SMEMBERS', KEYS[1])
+const TAKE = `local entries = redis.call('SMEMBERS', KEYS[1])
 redis.call('DEL', KEYS[1])
-return users`
+if ARGV[1] ~= '0' then
+  redis.call('SADD', KEYS[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+end
+return entries`
 
 /** In Redis, shared by every instance: a replayed jti is refused whichever instance saw it first. */
 export function redisLogoutIndex(redis: RedisRunner): LogoutIndex {
@@ -80,12 +119,28 @@ export function redisLogoutIndex(redis: RedisRunner): LogoutIndex {
     async takeHint(handle: string) {
       return redis.run((client) => client.getdel(hintKey(handle)))
     },
-    async remember(name: string, userId: string, ttlSeconds: number) {
-      await redis.run((client) => client.eval(REMEMBER, 1, nameKey(name), userId, ttlSeconds, MAX_USERS_PER_NAME))
+    async remember(name: string, entry: string, ttlSeconds: number, whenFull?: string) {
+      const kept = await redis.run((client) =>
+        client.eval(
+          REMEMBER,
+          1,
+          nameKey(name),
+          entry,
+          ttlSeconds,
+          MAX_ENTRIES_PER_NAME,
+          whenFull ?? '',
+          MAX_USERS_PER_NAME,
+          ENDED,
+        ),
+      )
+      return kept === 1
     },
-    async take(name: string) {
-      const users = await redis.run((client) => client.eval(TAKE, 1, nameKey(name)))
-      return Array.isArray(users) ? users.filter((user): user is string => typeof user === 'string') : []
+    async take(name: string, ended = false) {
+      const entries = await redis.run((client) =>
+        client.eval(TAKE, 1, nameKey(name), ended ? ENDED_KEPT_SECONDS : 0, ENDED),
+      )
+      const kept = Array.isArray(entries) ? entries : []
+      return kept.filter((entry): entry is string => typeof entry === 'string' && entry !== ENDED)
     },
     async firstUse(jti: string, ttlSeconds: number) {
       const set = await redis.run((client) =>

@@ -13,6 +13,9 @@ import { sharedRedis, type SharedRedis } from '../support/redis'
  * two instances of one app (one Redis) signs out at the provider; the provider's own server posts
  * its logout token to one instance, and both refuse the session within a second (cookie sessions:
  * `session.revocationDelay: 1`; database sessions: deleted), while another user's session lives on.
+ * The provider's `sid` names the sessions it signed in: a second device of the same user, signed in
+ * through another session at the provider, keeps its database session; cookie sessions cannot be
+ * told apart, and every one of the user's ends.
  */
 
 let redis: SharedRedis
@@ -42,9 +45,9 @@ async function signOutAtIdp(browser: Browser, issuer: string): Promise<Response>
 }
 
 describe.each([
-  ['cookie sessions', 'cookie:', { session: { revocationDelay: 1 } }],
-  ['database sessions in Redis', 'database:', { session: { strategy: 'database' as const } }],
-])('back-channel logout with %s on two instances', (name, keys, sessionOptions: AuthOptions) => {
+  ['cookie sessions', 'cookie:', { session: { revocationDelay: 1 } }, 'per user'],
+  ['database sessions in Redis', 'database:', { session: { strategy: 'database' as const } }, 'per session'],
+])('back-channel logout with %s on two instances', (name, keys, sessionOptions: AuthOptions, ends) => {
   let idp: Idp
   let one: Served
   let two: Served
@@ -125,5 +128,36 @@ describe.each([
     expect((await alice.signIn('oidc')).status).toBe(302)
     expect((await alice.session()).user).toMatchObject({ email: 'alice@example.com' })
     expect((await aliceAtTwo.session()).user).toMatchObject({ email: 'alice@example.com' })
+  })
+
+  it(`ends the sessions the provider's session signed in, ${ends}`, async () => {
+    // Two devices of one user, each with its own cookie jar, so its own session at the provider (its own sid).
+    const laptop = new Browser(one)
+    const laptopAtTwo = new Browser(two, laptop.jar)
+    const phone = new Browser(two)
+    const phoneAtOne = new Browser(one, phone.jar)
+    expect((await laptop.signIn('oidc')).status).toBe(302)
+    expect((await phone.signIn('oidc')).status).toBe(302)
+    for (const device of [laptop, laptopAtTwo, phone, phoneAtOne])
+      expect((await device.session()).user).toMatchObject({ email: 'alice@example.com' })
+
+    expect((await signOutAtIdp(laptop, idp.issuer)).status).toBeLessThan(400)
+
+    const deadline = Date.now() + 3000
+    while (Object.keys(await laptopAtTwo.session()).length > 0 && Date.now() < deadline) await sleep(20)
+    expect(await laptop.session()).toEqual({})
+    expect(await laptopAtTwo.session()).toEqual({})
+    if (ends === 'per session') {
+      // The phone signed in through another session at the provider: still signed in, on both instances.
+      expect((await phone.session()).user).toMatchObject({ email: 'alice@example.com' })
+      expect((await phoneAtOne.session()).user).toMatchObject({ email: 'alice@example.com' })
+    } else {
+      // A cookie session cannot be ended on its own: every one of the user's is refused from now on.
+      expect(await phone.session()).toEqual({})
+      expect(await phoneAtOne.session()).toEqual({})
+    }
+    // The log says how many sessions ended, when they were ended one by one.
+    const accepted = one.logs.filter((entry) => entry.event === 'backchannel_logout')
+    expect(accepted.at(-1)).toMatchObject({ provider: 'oidc', users: 1, sessions: ends === 'per session' ? 1 : null })
   })
 })

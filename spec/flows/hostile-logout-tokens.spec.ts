@@ -191,8 +191,11 @@ it('the same token, right, ends the session, with 200, and a new sign-in works',
   expect(entry).toMatchObject({ provider: 'hostile', users: 1 })
   expect(JSON.stringify(app.logs)).not.toContain(issuer.idTokens.at(-1)!)
 
+  // A new sign-in is a new session at the provider, with a new sid: the ended one signs in no more.
+  issuer.behave({ idTokenClaims: { sid: 'idp-session-2' } })
   const again = await signedInBrowser()
   expect((await again.session()).user).toMatchObject({ email: 'alice@example.com' })
+  issuer.reset()
 })
 
 describe('with Redis, on two instances', () => {

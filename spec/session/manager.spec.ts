@@ -175,6 +175,32 @@ describe('the session manager', () => {
       })
     })
 
+    it('runs `stored` once the store keeps the session, before the cookie is set', async () => {
+      const { cookie, sent } = exchange()
+      const cookiesWhenStored: number[] = []
+      const stored = jest.fn(async () => void cookiesWhenStored.push(setCookies(sent).length))
+      await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).create(cookie, { userId: 'a', user: {} }, stored)
+      // A cookie session has no id in a store.
+      expect(stored).toHaveBeenCalledWith(null)
+      expect(cookiesWhenStored).toEqual([0])
+      expectCookie(sent, 'auth.session-token')
+    })
+
+    it('removes the session and sets no cookie when `stored` fails', async () => {
+      const store = spyStore()
+      const { cookie, sent } = exchange()
+      const failing = async () => Promise.reject(new Error('the logout index did not answer'))
+      const creating = createSessionManager(store, TIMING, NO_REVOCATIONS).create(
+        cookie,
+        { userId: 'a', user: {} },
+        failing,
+      )
+      await expect(creating).rejects.toThrow('the logout index did not answer')
+      const token = await store.write.mock.results[0]!.value
+      expect(store.remove).toHaveBeenCalledWith(token, expect.objectContaining({ userId: 'a' }))
+      expect(setCookies(sent)).toEqual([])
+    })
+
     it('never reuses the token the browser brought', async () => {
       const store = spyStore()
       const { cookie, sent } = exchange(sessionCookies(VECTORS.ada))
