@@ -1,0 +1,150 @@
+// What the soak (bench/soak.js) and the cost measurements (bench/costs.js) share: the package's
+// server of ./servers/scale.js, a real e-mail sign-in for any address (the same steps as
+// sessions.emailSignIn, run side by side), and a redis-server of their own that they can restart
+// (keeping its data, through SHUTDOWN SAVE and its RDB file) and pause (SIGSTOP).
+const { mkdtempSync, rmSync } = require('node:fs')
+const { tmpdir } = require('node:os')
+const { join } = require('node:path')
+const Redis = require('ioredis')
+const { startProcess } = require('./processes')
+const { cookiePairs } = require('./sessions')
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+
+/** `{ origin, server }`: ./servers/scale.js with `strategy`, `env` added. */
+async function startScaleServer(name, strategy, env, flags = []) {
+  const script = join(__dirname, '..', 'servers', 'scale.js')
+  const server = startProcess(name, process.execPath, [...flags, script, strategy], { env })
+  const origin = `http://127.0.0.1:${await server.waitFor('READY ')}`
+  return { origin, server }
+}
+
+async function expect(res, status, what) {
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status}: ${await res.text()}`)
+}
+
+/** The session cookie (`name=value`) of a new e-mail sign-in of `address` on the server. */
+async function signIn({ origin, server }, address) {
+  const base = `${origin}/api/auth`
+  const csrfRes = await fetch(`${base}/csrf`)
+  await expect(csrfRes, 200, 'GET /csrf')
+  const { csrfToken } = await csrfRes.json()
+  const csrfCookie = cookiePairs(csrfRes).join('; ')
+  const link = server.waitFor(`LINK ${address} `, 60_000)
+  link.catch(() => undefined)
+  const asked = await fetch(`${base}/signin/email`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...FORM, cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken, email: address, callbackUrl: '/' }),
+  })
+  await expect(asked, 302, 'POST /signin/email')
+  const values = new URL(await link).searchParams
+  const confirmed = await fetch(`${base}/callback/email`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...FORM, cookie: csrfCookie },
+    body: new URLSearchParams({
+      token: values.get('token') ?? '',
+      email: values.get('email') ?? '',
+      callbackUrl: values.get('callbackUrl') ?? '',
+      csrfToken,
+    }),
+  })
+  await expect(confirmed, 302, 'POST /callback/email')
+  const [session] = cookiePairs(confirmed, 'auth.session-token')
+  if (!session) throw new Error(`the sign-in of ${address} set no session cookie`)
+  return session
+}
+
+/** Runs `work(i)` for i in [0, count), `width` at a time; the results in order. */
+async function inParallel(count, width, work) {
+  const results = new Array(count)
+  let next = 0
+  const worker = async () => {
+    while (next < count) {
+      const i = next++
+      results[i] = await work(i)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(width, count) }, worker))
+  return results
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * A redis-server on `port` in a folder of its own, RDB only at shutdown (`--save ''`, SHUTDOWN SAVE):
+ * `{ url, pid(), restart(downMs), pause(ms), stop() }`. Through guard.js (gone when we are).
+ */
+async function startOwnRedis(port) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-soak-redis-'))
+  const url = `redis://127.0.0.1:${port}`
+  let server = null
+  let pid = null
+  const start = async () => {
+    server = startProcess(
+      'redis-server',
+      process.execPath,
+      [
+        join(__dirname, 'guard.js'),
+        'redis-server',
+        ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+        ...['--daemonize', 'no', '--loglevel', 'warning'],
+      ],
+      { quiet: true },
+    )
+    const deadline = Date.now() + 10_000
+    for (;;) {
+      const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+      client.on('error', () => undefined)
+      try {
+        await client.connect()
+        // Loading the RDB answers LOADING until done: wait for a real answer.
+        const info = await client.info('server')
+        pid = Number(/^process_id:(\d+)/m.exec(info)[1])
+        return
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`redis-server did not answer on ${url}: ${error.message}`)
+        await sleep(50)
+      } finally {
+        client.disconnect()
+      }
+    }
+  }
+  await start()
+  return {
+    url,
+    pid: () => pid,
+    /** SHUTDOWN SAVE (the data kept in the RDB), `downMs` with nothing listening, started again; resolves when it answers. */
+    async restart(downMs) {
+      const client = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null })
+      client.on('error', () => undefined)
+      await client.shutdown('SAVE').catch(() => undefined) // the connection closes instead of a reply
+      client.disconnect()
+      await server.stop(5_000)
+      await sleep(downMs)
+      await start()
+    },
+    /** SIGSTOP for `ms`, then SIGCONT: connections stay open, nothing answers. */
+    async pause(ms) {
+      process.kill(pid, 'SIGSTOP')
+      try {
+        await sleep(ms)
+      } finally {
+        process.kill(pid, 'SIGCONT')
+      }
+    },
+    async stop() {
+      if (pid) {
+        try {
+          process.kill(pid, 'SIGCONT')
+        } catch {}
+      }
+      await server?.stop(5_000)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+module.exports = { startScaleServer, signIn, inParallel, startOwnRedis, sleep }
