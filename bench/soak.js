@@ -206,13 +206,17 @@ function report({ records, faults, users, t0 }) {
         .sort((a, b) => a.sentAt - b.sentAt)[0]
       return first ? first.doneAt - fault.ended : null
     })
-    const failedDuring = live.filter(
-      (r) => r.sentAt >= fault.began && r.sentAt < fault.ended && r.kind !== 'session',
+    const sentDuring = live.filter((r) => r.sentAt >= fault.began && r.sentAt < fault.ended)
+    const failedDuring = sentDuring.filter((r) => r.kind !== 'session').length
+    // Sessions answered while Redis could not answer (from the records held in memory), past the first 100 ms.
+    const fromMemory = sentDuring.filter(
+      (r) => r.kind === 'session' && r.sentAt >= fault.began + 100 && r.doneAt < fault.ended,
     ).length
     const worst = per.includes(null) ? 'never' : `${Math.max(...per).toFixed(0)} ms`
     console.log(
       `Redis ${fault.what} at ${((fault.began - t0) / 1000).toFixed(1)} s for ${((fault.ended - fault.began) / 1000).toFixed(2)} s: ` +
-        `${failedDuring} requests sent meanwhile failed; recovered ${worst} after Redis answered (a ${per[0]?.toFixed(0)} ms, b ${per[1]?.toFixed(0)} ms)`,
+        `of ${sentDuring.length} requests sent meanwhile, ${failedDuring} failed and ${fromMemory} got their session ` +
+        `before Redis was back (sent 100 ms or more into the fault); recovered ${worst} after Redis answered (a ${per[0]?.toFixed(0)} ms, b ${per[1]?.toFixed(0)} ms)`,
     )
   }
   const delays = revokedUsers.map((u) => u.revoked.answered - u.revoked.started).sort((a, b) => a - b)
