@@ -9,7 +9,7 @@
 const { randomBytes } = require('node:crypto')
 const { createServer } = require('node:net')
 const os = require('node:os')
-const { startScaleServer, signIn, inParallel, startOwnRedis, sleep } = require('./support/scale')
+const { startScaleServer, signIn, inParallel, startOwnRedis, startSentinelRedis, sleep } = require('./support/scale')
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60)
 if (!Number.isInteger(SECONDS) || SECONDS < 10) throw new Error('SOAK_SECONDS must be a whole number ≥ 10')
@@ -63,7 +63,13 @@ async function revoke(origin, user) {
   }
 }
 
-function faultPlan(ms) {
+/** The faults of each mode: `single` (one redis-server) and `sentinel` (a primary, a replica, three sentinels). */
+function faultPlan(mode, ms) {
+  if (mode === 'sentinel')
+    return [
+      { at: 0.3 * ms, what: 'failover' }, // the primary SIGKILLed, the replica promoted
+      { at: 0.7 * ms, what: 'pause', ms: 700 }, // the new primary, below the sentinels' 1 s: no failover
+    ]
   return [
     { at: 0.2 * ms, what: 'pause', ms: 3000 },
     { at: 0.5 * ms, what: 'restart', ms: 2000 },
@@ -71,12 +77,27 @@ function faultPlan(ms) {
   ]
 }
 
+const MODES = (process.env.SOAK_MODES ?? 'single,sentinel').split(',')
+for (const mode of MODES)
+  if (mode !== 'single' && mode !== 'sentinel') throw new Error(`SOAK_MODES: unknown mode ${mode}`)
+
 async function main() {
+  for (const mode of MODES) {
+    console.log(
+      `\n# ${mode === 'single' ? 'One redis-server: paused, restarted, paused' : 'Redis Sentinel: the primary killed and the replica promoted, then paused'}\n`,
+    )
+    await soak(mode)
+  }
+}
+
+async function soak(mode) {
   const secret = randomBytes(32).toString('base64url')
-  const redis = await startOwnRedis(await freePort())
+  const redis = mode === 'single' ? await startOwnRedis(await freePort()) : await startSentinelRedis(freePort)
   const env = {
     BENCH_SECRET: secret,
-    BENCH_REDIS_URL: redis.url,
+    ...(mode === 'single'
+      ? { BENCH_REDIS_URL: redis.url }
+      : { BENCH_REDIS_SENTINELS: redis.sentinels, BENCH_REDIS_NAME: redis.name }),
     BENCH_REDIS_PREFIX: `soak:${randomBytes(4).toString('hex')}:`,
   }
   const instances = []
@@ -84,8 +105,8 @@ async function main() {
     await Promise.allSettled(instances.splice(0).map(({ server }) => server.stop()))
     await redis.stop()
   }
-  for (const signal of ['SIGINT', 'SIGTERM'])
-    process.once(signal, () => void stopAll().finally(() => process.exit(130)))
+  const onSignal = () => void stopAll().finally(() => process.exit(130))
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, onSignal)
   try {
     instances.push(await startScaleServer('soak-a', 'database', env), await startScaleServer('soak-b', 'database', env))
     const users = await inParallel(USERS, 8, async (i) => {
@@ -117,14 +138,15 @@ async function main() {
 
     const faults = []
     const faultsDone = (async () => {
-      for (const fault of faultPlan(durationMs)) {
+      for (const fault of faultPlan(mode, durationMs)) {
         await sleep(Math.max(0, t0 + fault.at - now()))
         const began = now()
         if (fault.what === 'pause') await redis.pause(fault.ms)
-        else await redis.restart(fault.ms)
+        else if (fault.what === 'restart') await redis.restart(fault.ms)
+        else await redis.failover()
         faults.push({ ...fault, began, ended: now() })
         console.log(
-          `${((began - t0) / 1000).toFixed(1)} s: Redis ${fault.what} (${fault.ms} ms), back after ${((now() - began) / 1000).toFixed(2)} s`,
+          `${((began - t0) / 1000).toFixed(1)} s: Redis ${fault.what}${fault.ms ? ` (${fault.ms} ms)` : ''}, back after ${((now() - began) / 1000).toFixed(2)} s`,
         )
       }
     })()
@@ -159,6 +181,7 @@ async function main() {
       )
     if (result.failed || finalWrong.length > 0) process.exitCode = 1
   } finally {
+    for (const signal of ['SIGINT', 'SIGTERM']) process.off(signal, onSignal)
     await stopAll()
   }
 }
@@ -208,15 +231,18 @@ function report({ records, faults, users, t0 }) {
     })
     const sentDuring = live.filter((r) => r.sentAt >= fault.began && r.sentAt < fault.ended)
     const failedDuring = sentDuring.filter((r) => r.kind !== 'session').length
-    // Sessions answered while Redis could not answer (from the records held in memory), past the first 100 ms.
-    const fromMemory = sentDuring.filter(
+    // Sessions answered before the soak saw Redis back (from memory, or from a Redis back before the soak
+    // noticed), of requests sent 100 ms or more into the fault.
+    const early = sentDuring.filter(
       (r) => r.kind === 'session' && r.sentAt >= fault.began + 100 && r.doneAt < fault.ended,
-    ).length
+    )
+    const fromMemory = early.length
+    const earliest = early.length ? Math.max(...early.map((r) => fault.ended - r.doneAt)) : 0
     const worst = per.includes(null) ? 'never' : `${Math.max(...per).toFixed(0)} ms`
     console.log(
       `Redis ${fault.what} at ${((fault.began - t0) / 1000).toFixed(1)} s for ${((fault.ended - fault.began) / 1000).toFixed(2)} s: ` +
         `of ${sentDuring.length} requests sent meanwhile, ${failedDuring} failed and ${fromMemory} got their session ` +
-        `before Redis was back (sent 100 ms or more into the fault); recovered ${worst} after Redis answered (a ${per[0]?.toFixed(0)} ms, b ${per[1]?.toFixed(0)} ms)`,
+        `before Redis was seen back (sent 100 ms or more into the fault${fromMemory ? `; the earliest answered ${earliest.toFixed(0)} ms before` : ''}); recovered ${worst} after Redis answered (a ${per[0]?.toFixed(0)} ms, b ${per[1]?.toFixed(0)} ms)`,
     )
   }
   const delays = revokedUsers.map((u) => u.revoked.answered - u.revoked.started).sort((a, b) => a - b)

@@ -4,7 +4,7 @@
 //   POST /revoke  revokeSessions() for the user of the request's session cookie; answers { ms }
 //   GET /memory   process.memoryUsage() after a full collection (node --expose-gc), else as it is
 // Usage: node [--expose-gc] bench/servers/scale.js <cookie|database>
-// With `database`: BENCH_REDIS_URL and BENCH_REDIS_PREFIX name the Redis and the keys.
+// BENCH_REDIS_URL (or BENCH_REDIS_SENTINELS and BENCH_REDIS_NAME) and BENCH_REDIS_PREFIX name the Redis and the keys.
 const express = require('express')
 const { auth, email } = require('../../dist/lib')
 const { listen } = require('./listen')
@@ -27,9 +27,16 @@ const options = {
     }),
   ],
 }
-if (process.env.BENCH_REDIS_URL) {
+if (process.env.BENCH_REDIS_URL || process.env.BENCH_REDIS_SENTINELS) {
   const Redis = require('ioredis')
-  options.redis = new Redis(process.env.BENCH_REDIS_URL)
+  // BENCH_REDIS_SENTINELS (host:port,…) and BENCH_REDIS_NAME: the primary through Redis Sentinel.
+  const sentinels = process.env.BENCH_REDIS_SENTINELS?.split(',').map((node) => {
+    const [host, port] = node.split(':')
+    return { host, port: Number(port) }
+  })
+  options.redis = sentinels
+    ? new Redis({ sentinels, name: process.env.BENCH_REDIS_NAME })
+    : new Redis(process.env.BENCH_REDIS_URL)
   options.redis.on('error', () => undefined) // the soak stops Redis on purpose; the package logs nothing (logger: false)
   options.redisKeyPrefix = process.env.BENCH_REDIS_PREFIX
 }

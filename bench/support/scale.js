@@ -2,7 +2,7 @@
 // server of ./servers/scale.js, a real e-mail sign-in for any address (the same steps as
 // sessions.emailSignIn, run side by side), and a redis-server of their own that they can restart
 // (keeping its data, through SHUTDOWN SAVE and its RDB file) and pause (SIGSTOP).
-const { mkdtempSync, rmSync } = require('node:fs')
+const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs')
 const { tmpdir } = require('node:os')
 const { join } = require('node:path')
 const Redis = require('ioredis')
@@ -147,4 +147,150 @@ async function startOwnRedis(port) {
   }
 }
 
-module.exports = { startScaleServer, signIn, inParallel, startOwnRedis, sleep }
+const SENTINEL_NAME = 'soak-primary'
+
+/** `redis-server args…` through guard.js; resolves once it answers INFO (the primary, a replica) with its pid. */
+async function redisProcess(name, port, args) {
+  const server = startProcess(name, process.execPath, [join(__dirname, 'guard.js'), 'redis-server', ...args], {
+    quiet: true,
+  })
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    const client = new Redis(port, '127.0.0.1', {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    })
+    client.on('error', () => undefined)
+    try {
+      await client.connect()
+      const info = await client.info('server')
+      return Object.assign(server, { port, pid: Number(/^process_id:(\d+)/m.exec(info)[1]) })
+    } catch (error) {
+      if (Date.now() > deadline) {
+        await server.stop()
+        throw new Error(`${name} did not answer on port ${port}: ${error.message}`)
+      }
+      await sleep(50)
+    } finally {
+      client.disconnect()
+    }
+  }
+}
+
+async function command(port, ...args) {
+  const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 0, retryStrategy: () => null })
+  client.on('error', () => undefined)
+  try {
+    return await client.call(...args)
+  } finally {
+    client.disconnect()
+  }
+}
+
+/**
+ * Redis Sentinel as spec/support/redis-sentinel.ts deploys it: a primary, one replica and three
+ * sentinels (quorum 2, a primary unreachable for 1 s is down), nothing persisted.
+ * `{ sentinels: 'host:port,…', name, failover(), pause(ms), stop() }`; `freePort` gives ports.
+ */
+async function startSentinelRedis(freePort) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-soak-sentinel-'))
+  const servers = []
+  const stop = async () => {
+    for (const server of servers) {
+      try {
+        process.kill(server.pid, 'SIGCONT')
+      } catch {}
+    }
+    await Promise.allSettled(servers.map((server) => server.stop(5_000)))
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const data = async (port, extra = []) => {
+    const folder = join(dir, String(port))
+    mkdirSync(folder)
+    const base = ['--port', String(port), '--bind', '127.0.0.1', '--dir', folder, '--save', '', '--appendonly', 'no']
+    const server = await redisProcess(`redis-${port}`, port, [...base, '--daemonize', 'no', ...extra])
+    servers.push(server)
+    return server
+  }
+  try {
+    const primary = await data(await freePort())
+    const replica = await data(await freePort(), ['--replicaof', '127.0.0.1', String(primary.port)])
+    const sentinelPorts = []
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort()
+      const folder = join(dir, `sentinel-${port}`)
+      mkdirSync(folder)
+      const conf = join(folder, 'sentinel.conf')
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${folder}`,
+          `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${primary.port} 2`,
+          `sentinel down-after-milliseconds ${SENTINEL_NAME} 1000`,
+          `sentinel failover-timeout ${SENTINEL_NAME} 5000`,
+          '',
+        ].join('\n'),
+      )
+      servers.push(await redisProcess(`sentinel-${port}`, port, [conf, '--sentinel']))
+      sentinelPorts.push(port)
+    }
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      const sync = /master_link_status:up/.test(await command(replica.port, 'INFO', 'replication'))
+      const known = await Promise.all(
+        sentinelPorts.map(async (port) => {
+          const others = await command(port, 'SENTINEL', 'SENTINELS', SENTINEL_NAME)
+          const replicas = await command(port, 'SENTINEL', 'REPLICAS', SENTINEL_NAME)
+          return others.length === 2 && replicas.length === 1
+        }),
+      )
+      if (sync && known.every(Boolean)) break
+      if (Date.now() > deadline) throw new Error('the sentinels did not learn of each other and of the replica')
+      await sleep(100)
+    }
+    const primaryPort = async () => {
+      for (const port of sentinelPorts) {
+        const answer = await command(port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_NAME).catch(() => null)
+        if (Array.isArray(answer) && answer.length === 2) return Number(answer[1])
+      }
+      throw new Error('no sentinel names a primary')
+    }
+    return {
+      sentinels: sentinelPorts.map((port) => `127.0.0.1:${port}`).join(','),
+      name: SENTINEL_NAME,
+      /** SIGKILLs the primary; resolves once the sentinels name the replica and it says it is the primary. */
+      async failover() {
+        const old = await primaryPort()
+        const server = servers.find((s) => s.port === old)
+        process.kill(server.pid, 'SIGKILL')
+        const until = Date.now() + 30_000
+        for (;;) {
+          const now = await primaryPort().catch(() => old)
+          if (now !== old && /^role:master/m.test(await command(now, 'INFO', 'replication').catch(() => ''))) return
+          if (Date.now() > until) throw new Error('no replica was promoted within 30 s')
+          await sleep(20)
+        }
+      },
+      /** SIGSTOP of the primary for `ms` (below the sentinels' 1 s: no failover), then SIGCONT. */
+      async pause(ms) {
+        const port = await primaryPort()
+        const { pid } = servers.find((s) => s.port === port)
+        process.kill(pid, 'SIGSTOP')
+        try {
+          await sleep(ms)
+        } finally {
+          process.kill(pid, 'SIGCONT')
+        }
+      },
+      stop,
+    }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
+
+module.exports = { startScaleServer, signIn, inParallel, startOwnRedis, startSentinelRedis, sleep }
