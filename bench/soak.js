@@ -47,9 +47,10 @@ async function getSession(origin, user) {
   }
 }
 
+/** revokeSessions through the app, retried until it answers 200: `started` is the first try's (a failed try may have done part of it). */
 async function revoke(origin, user) {
+  const started = now()
   for (;;) {
-    const started = now()
     try {
       const res = await fetch(`${origin}/revoke`, {
         method: 'POST',
@@ -140,10 +141,11 @@ async function soak(mode) {
     const faultsDone = (async () => {
       for (const fault of faultPlan(mode, durationMs)) {
         await sleep(Math.max(0, t0 + fault.at - now()))
-        const began = now()
+        let began = now()
         if (fault.what === 'pause') await redis.pause(fault.ms)
-        else if (fault.what === 'restart') await redis.restart(fault.ms)
-        else await redis.failover()
+        // From the moment Redis is gone: SHUTDOWN SAVE, and the sentinels' answer, take a moment.
+        else if (fault.what === 'restart') began = (await redis.restart(fault.ms)).downAt
+        else began = (await redis.failover()).downAt
         faults.push({ ...fault, began, ended: now() })
         console.log(
           `${((began - t0) / 1000).toFixed(1)} s: Redis ${fault.what}${fault.ms ? ` (${fault.ms} ms)` : ''}, back after ${((now() - began) / 1000).toFixed(2)} s`,
@@ -193,9 +195,17 @@ function report({ records, faults, users, t0 }) {
   console.log(`\n${records.length} answers in ${elapsed.toFixed(1)} s (${Math.round(records.length / elapsed)}/s):`)
   for (const [kind, count] of [...byKind].sort((a, b) => b[1] - a[1])) console.log(`  ${kind.padEnd(22)} ${count}`)
 
-  // Requests of users not (yet) revoked when sent: must get their session, or a failure (503), never {}.
-  const live = records.filter((r) => !r.user.revoked || r.sentAt < r.user.revoked.started)
-  const signedOut = live.filter((r) => r.kind === 'none').length
+  // Requests of users not (yet) revoked: must get their session, or a failure (503), never {}.
+  // (A request answered after the revocation began may get either answer: not judged.)
+  const live = records.filter((r) => !r.user.revoked || r.doneAt < r.user.revoked.started)
+  const signedOutRecords = live.filter((r) => r.kind === 'none')
+  const signedOut = signedOutRecords.length
+  for (const r of signedOutRecords)
+    console.log(
+      `  ${r.user.address} answered {} on instance ${'ab'[r.instance]}: sent at ${((r.sentAt - t0) / 1000).toFixed(3)} s, ` +
+        `answered at ${((r.doneAt - t0) / 1000).toFixed(3)} s` +
+        (r.user.revoked ? `; its revocation began at ${((r.user.revoked.started - t0) / 1000).toFixed(3)} s` : ''),
+    )
   const wrong = records.filter((r) => r.kind === 'wrong').length
   // Requests of revoked users sent after the revocation answered.
   const after = records.filter((r) => r.user.revoked && r.sentAt >= r.user.revoked.answered)

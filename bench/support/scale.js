@@ -116,15 +116,20 @@ async function startOwnRedis(port) {
   return {
     url,
     pid: () => pid,
-    /** SHUTDOWN SAVE (the data kept in the RDB), `downMs` with nothing listening, started again; resolves when it answers. */
+    /**
+     * SHUTDOWN SAVE (the data kept in the RDB), `downMs` with nothing listening, started again;
+     * resolves when it answers, with `downAt` (performance.now() once the server had exited).
+     */
     async restart(downMs) {
       const client = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null })
       client.on('error', () => undefined)
       await client.shutdown('SAVE').catch(() => undefined) // the connection closes instead of a reply
       client.disconnect()
       await server.stop(5_000)
+      const downAt = performance.now()
       await sleep(downMs)
       await start()
+      return { downAt }
     },
     /** SIGSTOP for `ms`, then SIGCONT: connections stay open, nothing answers. */
     async pause(ms) {
@@ -261,15 +266,17 @@ async function startSentinelRedis(freePort) {
     return {
       sentinels: sentinelPorts.map((port) => `127.0.0.1:${port}`).join(','),
       name: SENTINEL_NAME,
-      /** SIGKILLs the primary; resolves once the sentinels name the replica and it says it is the primary. */
+      /** SIGKILLs the primary; resolves (`{ downAt }`) once the sentinels name the replica and it says it is the primary. */
       async failover() {
         const old = await primaryPort()
         const server = servers.find((s) => s.port === old)
         process.kill(server.pid, 'SIGKILL')
+        const downAt = performance.now()
         const until = Date.now() + 30_000
         for (;;) {
           const now = await primaryPort().catch(() => old)
-          if (now !== old && /^role:master/m.test(await command(now, 'INFO', 'replication').catch(() => ''))) return
+          if (now !== old && /^role:master/m.test(await command(now, 'INFO', 'replication').catch(() => '')))
+            return { downAt }
           if (Date.now() > until) throw new Error('no replica was promoted within 30 s')
           await sleep(20)
         }
