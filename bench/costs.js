@@ -5,6 +5,8 @@
 //   caches   memory of the reply cache and the held Redis records when full (10,000 users signed in, each read)
 //   load     GET /session with 1, 1,000 and 100,000 distinct signed-in users (cookie sessions), autocannon
 //            rotating their cookies, interleaved with bare Express 5 res.json
+//   load-database  the same with database sessions: 1, 1,000 and 20,000 users (not run by default:
+//            20,000 sign-ins take minutes)
 // COSTS_ONLY=redis,load picks some. Run after `npm run build` (it measures dist/lib).
 const { randomBytes } = require('node:crypto')
 const path = require('node:path')
@@ -190,14 +192,21 @@ function load(url, cookies, duration) {
   )
 }
 
-async function loadGrowth() {
-  console.log('\n## GET /session as the number of signed-in users grows\n')
-  const COUNTS = [1, 1000, 100_000]
+/**
+ * `strategy` cookie: 1, 1,000 and 100,000 users, the cookies minted (mintCookies); database: 1,
+ * 1,000 and 20,000 users signed in over HTTP (20,000 users are 40,000 keys, twice what is held).
+ */
+async function loadGrowth(strategy, redis) {
+  console.log(`\n## GET /session as the number of signed-in users grows (${strategy} sessions)\n`)
+  const COUNTS = strategy === 'cookie' ? [1, 1000, 100_000] : [1, 1000, 20_000]
   const reference = startProcess('express', process.execPath, [path.join(__dirname, 'servers', 'express.js'), 'json'])
   const refUrl = `http://127.0.0.1:${await reference.waitFor('READY ')}/api/auth/session`
-  await withServers(null, 'load', async (start) => {
-    const app = await start('cookie')
-    const all = await mintCookies(app, Math.max(...COUNTS))
+  await withServers(strategy === 'cookie' ? null : redis, `load-${strategy}`, async (start) => {
+    const app = await start(strategy)
+    const all =
+      strategy === 'cookie'
+        ? await mintCookies(app, Math.max(...COUNTS))
+        : await inParallel(Math.max(...COUNTS), 8, (i) => signIn(app, `load-${i}@example.com`))
     const url = `${app.origin}/api/auth/session`
     // Every cookie answers its own user (checked on a sample).
     for (const i of [0, 1, 999, all.length - 1]) {
@@ -250,12 +259,13 @@ async function main() {
   console.log(
     `${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(2)}`,
   )
-  const redis = ONLY.some((x) => ['redis', 'revoke', 'caches'].includes(x)) ? await startRedis() : null
+  const redis = ONLY.some((x) => ['redis', 'revoke', 'caches', 'load-database'].includes(x)) ? await startRedis() : null
   try {
     if (ONLY.includes('redis')) await redisMemory(redis)
     if (ONLY.includes('revoke')) await revokeTimes(redis)
     if (ONLY.includes('caches')) await cacheMemory(redis)
-    if (ONLY.includes('load')) await loadGrowth()
+    if (ONLY.includes('load')) await loadGrowth('cookie')
+    if (ONLY.includes('load-database')) await loadGrowth('database', redis)
   } finally {
     await redis?.stop()
   }

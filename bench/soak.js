@@ -1,10 +1,12 @@
-// `npm run soak`: two instances of the package (database sessions in one Redis) under steady load
-// while Redis is paused (SIGSTOP), restarted, and paused again, and some users are signed out
-// everywhere (revokeSessions) during the run. Reports the answers by kind, the longest outage a
-// client saw, the time to recover after each fault, and revoked sessions served afterwards.
-// Exits 1 when a revoked session is served after its revocation answered (beyond the issue's
-// 50 ms for an invalidation to reach the other instance), when a request gets another user's
-// session, or when a signed-in user is answered "no session". See bench/README.md ("Soak").
+// `npm run soak`: two instances of the package (database sessions in Redis) under steady load
+// while Redis fails, and some users are signed out everywhere (revokeSessions) meanwhile. Two passes
+// (SOAK_MODES): one redis-server paused (SIGSTOP), restarted and paused again; Redis Sentinel with
+// its primary killed (the replica promoted) and then paused. Reports the answers by kind, the
+// longest outage a client saw, the time to recover after each fault, and revoked sessions served
+// afterwards. Exits 1 when a revoked session is served after its revocation answered (beyond the
+// issue's 50 ms for an invalidation to reach the other instance), when a request gets another
+// user's session, when a signed-in user is answered "no session", or when the check after the load
+// fails. See bench/README.md ("Soak").
 // Run after `npm run build` (it runs dist/lib).
 const { randomBytes } = require('node:crypto')
 const { createServer } = require('node:net')
