@@ -200,59 +200,63 @@ async function loadGrowth(strategy, redis) {
   console.log(`\n## GET /session as the number of signed-in users grows (${strategy} sessions)\n`)
   const COUNTS = strategy === 'cookie' ? [1, 1000, 100_000] : [1, 1000, 20_000]
   const reference = startProcess('express', process.execPath, [path.join(__dirname, 'servers', 'express.js'), 'json'])
-  const refUrl = `http://127.0.0.1:${await reference.waitFor('READY ')}/api/auth/session`
-  await withServers(strategy === 'cookie' ? null : redis, `load-${strategy}`, async (start) => {
-    const app = await start(strategy)
-    const all =
-      strategy === 'cookie'
-        ? await mintCookies(app, Math.max(...COUNTS))
-        : await inParallel(Math.max(...COUNTS), 8, (i) => signIn(app, `load-${i}@example.com`))
-    const url = `${app.origin}/api/auth/session`
-    // Every cookie answers its own user (checked on a sample).
-    for (const i of [0, 1, 999, all.length - 1]) {
-      const body = await (await fetch(url, { headers: { cookie: all[i] } })).json()
-      if (body.user?.email !== `load-${i}@example.com`) throw new Error(`cookie ${i} answered ${JSON.stringify(body)}`)
-    }
-    const systems = [
-      { id: 'express res.json', url: refUrl, pid: reference.pid, cookies: [''] },
-      ...COUNTS.map((n) => ({ id: `package, ${n} users`, url, pid: app.server.pid, cookies: all.slice(0, n) })),
-    ]
-    for (const s of systems) await load(s.url, s.cookies, 2) // warm-up
-    const rows = new Map(systems.map((s) => [s.id, { rps: [], ratio: [], cpu: [], p99: [] }]))
-    for (let round = 0; round < ROUNDS; round++) {
-      let refRps = null
-      for (const s of systems) {
-        const cpu0 = cpuMs(s.pid)
-        const result = await load(s.url, s.cookies, SECONDS)
-        const cpu = ((cpuMs(s.pid) - cpu0) * 1000) / result.requests.total
-        if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${s.id}: failures under load`)
-        refRps ??= result.requests.average
-        const row = rows.get(s.id)
-        row.rps.push(result.requests.average)
-        row.ratio.push(result.requests.average / refRps)
-        row.cpu.push(cpu)
-        row.p99.push(result.latency.p99)
-        console.log(
-          `round ${round + 1} ${s.id}: ${Math.round(result.requests.average)} req/s, ${cpu.toFixed(0)} µs CPU/req`,
-        )
+  try {
+    const refUrl = `http://127.0.0.1:${await reference.waitFor('READY ')}/api/auth/session`
+    await withServers(strategy === 'cookie' ? null : redis, `load-${strategy}`, async (start) => {
+      const app = await start(strategy)
+      const all =
+        strategy === 'cookie'
+          ? await mintCookies(app, Math.max(...COUNTS))
+          : await inParallel(Math.max(...COUNTS), 8, (i) => signIn(app, `load-${i}@example.com`))
+      const url = `${app.origin}/api/auth/session`
+      // Every cookie answers its own user (checked on a sample).
+      for (const i of [0, 1, 999, all.length - 1]) {
+        const body = await (await fetch(url, { headers: { cookie: all[i] } })).json()
+        if (body.user?.email !== `load-${i}@example.com`)
+          throw new Error(`cookie ${i} answered ${JSON.stringify(body)}`)
       }
-    }
-    console.log(
-      `\n${ROUNDS} rounds × ${SECONDS} s, 50 connections × 10 pipelined, interleaved; load average ${os.loadavg()[0].toFixed(2)} at the end\n`,
-    )
-    console.log(
-      '| system | req/s (median) | × Express (median, min–max) | server CPU µs/req (median, min–max) | p99 ms |',
-    )
-    console.log('|---|---|---|---|---|')
-    for (const [id, r] of rows)
+      const systems = [
+        { id: 'express res.json', url: refUrl, pid: reference.pid, cookies: [''] },
+        ...COUNTS.map((n) => ({ id: `package, ${n} users`, url, pid: app.server.pid, cookies: all.slice(0, n) })),
+      ]
+      for (const s of systems) await load(s.url, s.cookies, 2) // warm-up
+      const rows = new Map(systems.map((s) => [s.id, { rps: [], ratio: [], cpu: [], p99: [] }]))
+      for (let round = 0; round < ROUNDS; round++) {
+        let refRps = null
+        for (const s of systems) {
+          const cpu0 = cpuMs(s.pid)
+          const result = await load(s.url, s.cookies, SECONDS)
+          const cpu = ((cpuMs(s.pid) - cpu0) * 1000) / result.requests.total
+          if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${s.id}: failures under load`)
+          refRps ??= result.requests.average
+          const row = rows.get(s.id)
+          row.rps.push(result.requests.average)
+          row.ratio.push(result.requests.average / refRps)
+          row.cpu.push(cpu)
+          row.p99.push(result.latency.p99)
+          console.log(
+            `round ${round + 1} ${s.id}: ${Math.round(result.requests.average)} req/s, ${cpu.toFixed(0)} µs CPU/req`,
+          )
+        }
+      }
       console.log(
-        `| ${id} | ${Math.round(median(r.rps))} | ${median(r.ratio).toFixed(2)} (${Math.min(...r.ratio).toFixed(2)}–${Math.max(...r.ratio).toFixed(2)}) | ${median(r.cpu).toFixed(0)} (${range(r.cpu)}) | ${median(r.p99)} |`,
+        `\n${ROUNDS} rounds × ${SECONDS} s, 50 connections × 10 pipelined, interleaved; load average ${os.loadavg()[0].toFixed(2)} at the end\n`,
       )
-    console.log(
-      `RSS of the package's server after the rounds: ${mb(memory(app.server.pid, 'VmRSS'))} MB, peak ${mb(memory(app.server.pid, 'VmHWM'))} MB`,
-    )
-  })
-  await reference.stop()
+      console.log(
+        '| system | req/s (median) | × Express (median, min–max) | server CPU µs/req (median, min–max) | p99 ms |',
+      )
+      console.log('|---|---|---|---|---|')
+      for (const [id, r] of rows)
+        console.log(
+          `| ${id} | ${Math.round(median(r.rps))} | ${median(r.ratio).toFixed(2)} (${Math.min(...r.ratio).toFixed(2)}–${Math.max(...r.ratio).toFixed(2)}) | ${median(r.cpu).toFixed(0)} (${range(r.cpu)}) | ${median(r.p99)} |`,
+        )
+      console.log(
+        `RSS of the package's server after the rounds: ${mb(memory(app.server.pid, 'VmRSS'))} MB, peak ${mb(memory(app.server.pid, 'VmHWM'))} MB`,
+      )
+    })
+  } finally {
+    await reference.stop()
+  }
 }
 
 async function main() {
@@ -273,5 +277,6 @@ async function main() {
 
 main().catch((error) => {
   console.error(error)
-  process.exitCode = 1
+  // Everything started was stopped on the way out (the finally blocks): nothing is left to wait for.
+  process.exit(1)
 })

@@ -127,17 +127,23 @@ async function soak(mode) {
     const records = []
     let running = true
     let turn = 0
+    const origins = instances.map(({ origin }) => origin)
     const client = async () => {
       while (running) {
         const n = turn++
         const user = users[n % USERS]
         const instance = Math.floor(n / USERS) % 2
         const sentAt = now()
-        const answer = await getSession(instances[instance].origin, user)
+        const answer = await getSession(origins[instance], user)
         records.push({ user, instance, sentAt, doneAt: now(), ...answer })
       }
     }
     const load = Promise.all(Array.from({ length: WORKERS }, client))
+    // Should a fault or a revocation throw, the clients stop before the servers do.
+    const stopLoad = () => {
+      running = false
+      return load
+    }
 
     const faults = []
     const faultsDone = (async () => {
@@ -162,9 +168,11 @@ async function soak(mode) {
       }
     })()
     await sleep(durationMs)
-    await Promise.all([faultsDone, revocationsDone])
-    running = false
-    await load
+    try {
+      await Promise.all([faultsDone, revocationsDone])
+    } finally {
+      await stopLoad()
+    }
 
     // Afterwards, Redis up and quiet: every revoked session must be gone on both instances, every other one there.
     await sleep(500)
@@ -274,5 +282,6 @@ function report({ records, faults, users, t0 }) {
 
 main().catch((error) => {
   console.error(error)
-  process.exitCode = 1
+  // Everything started was stopped on the way out (the finally blocks): nothing is left to wait for.
+  process.exit(1)
 })

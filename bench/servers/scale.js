@@ -23,7 +23,13 @@ const options = {
     email({
       from: 'auth@localhost',
       rateLimits: { addressPerMinute: MANY, addressPerHour: MANY, ipPerHour: MANY },
-      sendVerificationRequest: ({ identifier, url }) => void process.stdout.write(`LINK ${identifier} ${url}\n`),
+      // `LINK <address> <tag> <url>`: the tag is the `try` of the callback URL (support/scale.js), so
+      // that the bench can tell the links of one address apart.
+      sendVerificationRequest: ({ identifier, url }) => {
+        const callback = new URL(url).searchParams.get('callbackUrl') ?? ''
+        const tag = /[?&]try=([0-9a-f]+)/.exec(callback)?.[1] ?? '-'
+        process.stdout.write(`LINK ${identifier} ${tag} ${url}\n`)
+      },
     }),
   ],
 }

@@ -2,6 +2,7 @@
 // server of ./servers/scale.js, a real e-mail sign-in for any address (the same steps as
 // sessions.emailSignIn, run side by side), and a redis-server of their own that they can restart
 // (keeping its data, through SHUTDOWN SAVE and its RDB file) and pause (SIGSTOP).
+const { randomBytes } = require('node:crypto')
 const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs')
 const { tmpdir } = require('node:os')
 const { join } = require('node:path')
@@ -45,13 +46,16 @@ async function signInOnce({ origin, server }, address) {
   await expect(csrfRes, 200, 'GET /csrf')
   const { csrfToken } = await csrfRes.json()
   const csrfCookie = cookiePairs(csrfRes).join('; ')
-  const link = server.waitFor(`LINK ${address} `, 60_000)
+  // A tag of this try in the callback URL, which the server prints beside the link: a link waited
+  // for by a try that failed is never taken by the next one.
+  const tag = randomBytes(6).toString('hex')
+  const link = server.waitFor(`LINK ${address} ${tag} `, 60_000)
   link.catch(() => undefined)
   const asked = await fetch(`${base}/signin/email`, {
     method: 'POST',
     redirect: 'manual',
     headers: { ...FORM, cookie: csrfCookie },
-    body: new URLSearchParams({ csrfToken, email: address, callbackUrl: '/' }),
+    body: new URLSearchParams({ csrfToken, email: address, callbackUrl: `/?try=${tag}` }),
   })
   await expect(asked, 302, 'POST /signin/email')
   const values = new URL(await link).searchParams
