@@ -39,10 +39,16 @@ async function signInAsAlice(page: Page): Promise<void> {
 }
 
 async function signOut(page: Page): Promise<void> {
-  const { origin, base } = browser.demo
+  const { origin, base, idp } = browser.demo
   await page.goto(`${base}/signout`)
   await page.getByRole('button', { name: 'Sign out' }).click()
-  await page.waitForURL(`${origin}/`)
+  // A session the demo's provider signed in ends there too (`logout: 'provider'`): its page, then back.
+  // A passkey's session ends here only.
+  await page.waitForURL((url) => url.href === `${origin}/` || url.origin === idp)
+  if (new URL(page.url()).origin === idp) {
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(`${origin}/`)
+  }
   await expect(page.locator('main').textContent()).resolves.toContain('You are not signed in.')
 }
 
@@ -124,7 +130,11 @@ describe('the demo in Chromium: passkeys', () => {
     await expect(page.locator('ul.passkeys li', { hasText: 'not used yet' }).count()).resolves.toBe(1)
     await page.goto(`${origin}/client`)
 
+    // The client's signOut() follows the answer's url: the provider's logout (`logout: 'provider'`), then back.
     await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL((url) => url.origin === idp)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(`${origin}/client`)
     await page.getByText('You are not signed in.').waitFor()
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     await page.getByText('Signed in as Alice Example (alice@example.com).').waitFor()
