@@ -84,8 +84,8 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
   /** `fits`: whether a new set can be kept (a cookie session's has a budget); one that cannot is a failure for now. */
   const exchangeKeeping =
     (fits: (set: TokenSet) => boolean) =>
-    async (set: TokenSet): Promise<Exchanged> => {
-      let answer = await base(set)
+    async (set: TokenSet, deadline = Infinity): Promise<Exchanged> => {
+      let answer = await base(set, deadline)
       if (answer.ok && !fits(answer.set))
         answer = { ok: false, final: false, reason: 'the new tokens do not fit in the session cookie (set `redis`)' }
       const userId = users.get(fingerprint(set)) ?? ''
@@ -176,14 +176,21 @@ function checkOptions(options: GetAccessTokenOptions): { minValidity: number; fo
   return { minValidity, force: options.refresh === 'force' }
 }
 
-/** The refresh_token grant at the set's provider, as a result. */
+/** What is kept of a refresh lock for the compare-and-write after the provider's answer. */
+const WRITE_MARGIN_MS = 1000
+
+/** The refresh_token grant at the set's provider, as a result; `deadline`: when the refresh lock ends. */
 function exchanger(deps: TokenDeps) {
-  return async (set: TokenSet): Promise<Exchanged> => {
+  return async (set: TokenSet, deadline: number): Promise<Exchanged> => {
     const runtime = deps.registry.get(set.provider)
     if (!runtime) return { ok: false, final: true, reason: 'the provider is no longer configured' }
     if (set.refreshToken === undefined)
       return { ok: false, final: true, reason: 'the provider gave no refresh token (ask for offline access)' }
-    const answer = await refreshGrant(deps.registry, runtime, set.refreshToken)
+    const answer = await refreshGrant(deps.registry, runtime, set.refreshToken, {
+      deadline: deadline - WRITE_MARGIN_MS,
+      requestMs: deps.providerTimeout,
+      ...(set.idToken === undefined ? {} : { idToken: set.idToken }),
+    })
     if (!answer.ok) return answer
     if (answer.dropped) deps.log('warn', 'tokens.warning', `provider ${set.provider}: ${answer.dropped}`)
     return { ok: true, set: toTokenSet(set.provider, answer.tokens, set) }
