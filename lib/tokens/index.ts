@@ -62,6 +62,11 @@ export interface TokenSession {
 
 export interface ProviderTokens {
   readonly vault: TokenVault | null
+  /**
+   * At sign-in, before the app's signIn callback: why the account's tokens cannot be kept (a field
+   * too large), or null. The sign-in then fails as the provider's error.
+   */
+  refusal(account: { provider: string; [field: string]: unknown }): string | null
   /** At sign-in: the record's `tokens` for this account, or undefined when its provider keeps none. */
   capture(account: { provider: string; [field: string]: unknown }, userId: string): Promise<string | undefined>
   getAccessToken(
@@ -103,10 +108,18 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
   const shared = vault && redisRefresher({ vault, ring, lockMs: deps.providerTimeout + 5000, exchange })
   const local = inlineRefresher(exchangeKeeping((set) => sealTokens(ring, set).length <= INLINE_BUDGET))
 
+  function refusal(account: { provider: string; [field: string]: unknown }) {
+    const kept = deps.registry.get(account.provider)?.provider.tokens ? fromAccount(account) : null
+    return kept && !kept.ok ? kept.reason : null
+  }
+
   async function capture(account: { provider: string; [field: string]: unknown }, userId: string) {
     const provider = deps.registry.get(account.provider)?.provider
-    const set = provider?.tokens ? fromAccount(account) : null
-    if (!provider || !set) return undefined
+    const kept = provider?.tokens ? fromAccount(account) : null
+    if (!provider || !kept) return undefined
+    // The OAuth callback asked refusal() first: only a sign-in that skipped it comes here.
+    if (!kept.ok) throw new AuthError('OAuthCallback', `provider ${provider.id}: ${kept.reason}`)
+    const { set } = kept
     const sealed = sealTokens(ring, set)
     // Listed for the user as long as a renewed session can live, so that revokeSessions finds them.
     const now = nowSeconds()
@@ -151,7 +164,7 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
     return toAccessToken(set)
   }
 
-  return Object.freeze({ vault, capture, getAccessToken })
+  return Object.freeze({ vault, refusal, capture, getAccessToken })
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
