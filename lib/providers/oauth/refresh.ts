@@ -99,19 +99,28 @@ async function checkIdToken(
 ): Promise<IdTokenResult> {
   const left = limits.deadline - Date.now()
   if (left <= 0) return { ok: false, reason: 'no time was left to verify it' }
+  const verifying = verifyIdToken(idToken, { issuer: oidc.metadata.issuer, clientId }, oidc.jwks).catch(
+    (): IdTokenResult => ({ ok: false, reason: 'it could not be verified' }),
+  )
+  // Without a lock (Infinity) each key fetch has its own deadline; setTimeout would take Infinity for 1 ms.
+  if (!Number.isFinite(left)) return sameSubject(await verifying, limits.idToken)
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<IdTokenResult>((resolve) => {
     timer = setTimeout(
       () => resolve({ ok: false, reason: 'the issuer keys did not arrive in time to verify it' }),
-      left,
+      Math.min(left, MAX_TIMER_MS),
     )
   })
-  const verifying = verifyIdToken(idToken, { issuer: oidc.metadata.issuer, clientId }, oidc.jwks).catch(
-    (): IdTokenResult => ({ ok: false, reason: 'it could not be verified' }),
-  )
-  const verified = await Promise.race([verifying, late]).finally(() => clearTimeout(timer))
+  return sameSubject(await Promise.race([verifying, late]).finally(() => clearTimeout(timer)), limits.idToken)
+}
+
+/** setTimeout's longest delay (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** A refreshed ID token must name the subject of the one kept (OpenID Connect Core 12.2). */
+function sameSubject(verified: IdTokenResult, kept: string | undefined): IdTokenResult {
   if (!verified.ok) return verified
-  const previous = limits.idToken === undefined ? undefined : decodeJws(limits.idToken)?.payload
+  const previous = kept === undefined ? undefined : decodeJws(kept)?.payload
   if (previous !== undefined && previous?.sub !== verified.claims.sub)
     return { ok: false, reason: 'it names another subject than the ID token kept (OpenID Connect Core 12.2)' }
   return verified
