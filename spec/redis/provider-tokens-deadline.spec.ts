@@ -40,7 +40,7 @@ afterAll(async () => {
 })
 
 /** One instance of the app: its own Redis client, the shared prefix, GET /token answering getAccessToken. */
-async function instance(): Promise<Served> {
+async function instance(providerTimeout = PROVIDER_TIMEOUT): Promise<Served> {
   const client: Redis = redis.client()
   await untilReady(client)
   const holder: { router?: AuthRouter } = {}
@@ -49,7 +49,7 @@ async function instance(): Promise<Served> {
       redis: client,
       redisKeyPrefix: prefix,
       session: { strategy: 'database' },
-      providerTimeout: PROVIDER_TIMEOUT,
+      providerTimeout,
       providers: [
         oidc({
           id: 'hostile',
@@ -67,7 +67,9 @@ async function instance(): Promise<Served> {
           holder.router!.getAccessToken(req, 'hostile').then(
             (token) => res.status(token ? 200 : 404).json(token ?? {}),
             (error: unknown) =>
-              res.status(error instanceof AuthError ? error.status : 500).json({ error: String(error) }),
+              res
+                .status(error instanceof AuthError ? error.status : 500)
+                .json({ error: error instanceof AuthError ? error.code : String(error) }),
           )
         }),
     },
@@ -131,4 +133,25 @@ it('a refreshed ID token for another subject is not kept; the new access and ref
   const logs = instances[0]!.logs.filter((entry) => entry.event === 'tokens.warning')
   expect(logs.at(-1)?.message).toMatch(/new ID token was not kept: it names another subject/)
   expect(JSON.stringify(instances[0]!.logs)).not.toContain(issuer.idTokens.at(-1)!)
+})
+
+it('a discovery that took most of the lock: the token request is not sent (ServiceUnavailable), the next call refreshes', async () => {
+  // Discovery within providerTimeout (6 s), but then less than providerTimeout + 1 s of the 11 s lock is left.
+  const late = await instance(6000)
+  instances.push(late)
+  const browser = await signedIn()
+  issuer.behave({ discoveryDelayMs: 5200 })
+  const refreshesBefore = issuer.refreshes
+  expect(await token(browser, late)).toEqual({
+    status: 503,
+    body: { error: 'ServiceUnavailable' },
+  })
+  expect(issuer.refreshes).toBe(refreshesBefore)
+  expect(late.logs.filter((entry) => entry.event === 'tokens.warning').at(-1)?.message).toMatch(
+    /too little time was left under the refresh lock/,
+  )
+  // Discovery done, and the 2 s of a failure for now over: the tokens kept are refreshed.
+  await new Promise((resolve) => setTimeout(resolve, 2100))
+  expect((await token(browser, late)).status).toBe(200)
+  expect(issuer.refreshes).toBe(refreshesBefore + 1)
 })

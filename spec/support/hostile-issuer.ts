@@ -41,6 +41,8 @@ export interface Behaviour {
   refreshDelayMs: number
   /** How long the JWKS's answer takes, in ms. */
   jwksDelayMs: number
+  /** How long the discovery document's answer takes, in ms. */
+  discoveryDelayMs: number
 }
 
 export const SUBJECT = 'alice'
@@ -80,6 +82,7 @@ const DEFAULT_BEHAVIOUR: Behaviour = {
   refreshTokens: false,
   refreshDelayMs: 0,
   jwksDelayMs: 0,
+  discoveryDelayMs: 0,
 }
 
 /** `trailingSlash`: the issuer is `http://127.0.0.1:<port>/`, as some issuers write theirs (Auth0). */
@@ -114,6 +117,7 @@ export async function startHostileIssuer(
     const url = new URL(req.url ?? '/', origin)
     switch (`${req.method} ${url.pathname}`) {
       case 'GET /.well-known/openid-configuration':
+        await new Promise((resolve) => setTimeout(resolve, behaviour.discoveryDelayMs))
         return json(
           res,
           200,
