@@ -43,6 +43,9 @@ export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pr
   })
   if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
   const { user, account, profile } = finished
+  // Tokens too large to keep (`tokens: true`) are the provider's fault: refused before the app sees the sign-in.
+  const unkept = svc.tokens.refusal(account)
+  if (unkept !== null) return fail('OAuthCallback', unkept)
   await completeSignIn(ctx, {
     user,
     account,

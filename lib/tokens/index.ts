@@ -62,6 +62,11 @@ export interface TokenSession {
 
 export interface ProviderTokens {
   readonly vault: TokenVault | null
+  /**
+   * At sign-in, before the app's signIn callback: why the account's tokens cannot be kept (a field
+   * too large), or null. The sign-in then fails as the provider's error.
+   */
+  refusal(account: { provider: string; [field: string]: unknown }): string | null
   /** At sign-in: the record's `tokens` for this account, or undefined when its provider keeps none. */
   capture(account: { provider: string; [field: string]: unknown }, userId: string): Promise<string | undefined>
   getAccessToken(
@@ -84,8 +89,8 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
   /** `fits`: whether a new set can be kept (a cookie session's has a budget); one that cannot is a failure for now. */
   const exchangeKeeping =
     (fits: (set: TokenSet) => boolean) =>
-    async (set: TokenSet): Promise<Exchanged> => {
-      let answer = await base(set)
+    async (set: TokenSet, deadline = Infinity): Promise<Exchanged> => {
+      let answer = await base(set, deadline)
       if (answer.ok && !fits(answer.set))
         answer = { ok: false, final: false, reason: 'the new tokens do not fit in the session cookie (set `redis`)' }
       const userId = users.get(fingerprint(set)) ?? ''
@@ -103,10 +108,18 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
   const shared = vault && redisRefresher({ vault, ring, lockMs: deps.providerTimeout + 5000, exchange })
   const local = inlineRefresher(exchangeKeeping((set) => sealTokens(ring, set).length <= INLINE_BUDGET))
 
+  function refusal(account: { provider: string; [field: string]: unknown }) {
+    const kept = deps.registry.get(account.provider)?.provider.tokens ? fromAccount(account) : null
+    return kept && !kept.ok ? kept.reason : null
+  }
+
   async function capture(account: { provider: string; [field: string]: unknown }, userId: string) {
     const provider = deps.registry.get(account.provider)?.provider
-    const set = provider?.tokens ? fromAccount(account) : null
-    if (!provider || !set) return undefined
+    const kept = provider?.tokens ? fromAccount(account) : null
+    if (!provider || !kept) return undefined
+    // The OAuth callback asked refusal() first: only a sign-in that skipped it comes here.
+    if (!kept.ok) throw new AuthError('OAuthCallback', `provider ${provider.id}: ${kept.reason}`)
+    const { set } = kept
     const sealed = sealTokens(ring, set)
     // Listed for the user as long as a renewed session can live, so that revokeSessions finds them.
     const now = nowSeconds()
@@ -151,7 +164,7 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
     return toAccessToken(set)
   }
 
-  return Object.freeze({ vault, capture, getAccessToken })
+  return Object.freeze({ vault, refusal, capture, getAccessToken })
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
@@ -176,14 +189,21 @@ function checkOptions(options: GetAccessTokenOptions): { minValidity: number; fo
   return { minValidity, force: options.refresh === 'force' }
 }
 
-/** The refresh_token grant at the set's provider, as a result. */
+/** What is kept of a refresh lock for the compare-and-write after the provider's answer. */
+const WRITE_MARGIN_MS = 1000
+
+/** The refresh_token grant at the set's provider, as a result; `deadline`: when the refresh lock ends. */
 function exchanger(deps: TokenDeps) {
-  return async (set: TokenSet): Promise<Exchanged> => {
+  return async (set: TokenSet, deadline: number): Promise<Exchanged> => {
     const runtime = deps.registry.get(set.provider)
     if (!runtime) return { ok: false, final: true, reason: 'the provider is no longer configured' }
     if (set.refreshToken === undefined)
       return { ok: false, final: true, reason: 'the provider gave no refresh token (ask for offline access)' }
-    const answer = await refreshGrant(deps.registry, runtime, set.refreshToken)
+    const answer = await refreshGrant(deps.registry, runtime, set.refreshToken, {
+      deadline: deadline - WRITE_MARGIN_MS,
+      requestMs: deps.providerTimeout,
+      ...(set.idToken === undefined ? {} : { idToken: set.idToken }),
+    })
     if (!answer.ok) return answer
     if (answer.dropped) deps.log('warn', 'tokens.warning', `provider ${set.provider}: ${answer.dropped}`)
     return { ok: true, set: toTokenSet(set.provider, answer.tokens, set) }

@@ -32,8 +32,11 @@ export interface RedisRefreshDeps {
   readonly ring: KeyRing
   /** How long a lock holds: the provider's deadline and the write, with room to spare. */
   readonly lockMs: number
-  /** Asks the provider for the successor of `set` (and tells the app's events and the log). */
-  exchange(set: TokenSet): Promise<Exchanged>
+  /**
+   * Asks the provider for the successor of `set` (and tells the app's events and the log), done
+   * before `deadline` (ms since the epoch): when the lock ends.
+   */
+  exchange(set: TokenSet, deadline: number): Promise<Exchanged>
 }
 
 export function openStored(ring: KeyRing, stored: StoredTokens | null): Stored | null {
@@ -49,8 +52,8 @@ export function redisRefresher(deps: RedisRefreshDeps) {
   const read = async (ref: string) => openStored(ring, await vault.read(ref, true))
 
   /** Under the lock, with `current` still the stored set: asks the provider, writes the successor. */
-  async function refreshHeld(ref: string, current: Stored, owner: string): Promise<Stored | null> {
-    const answer = await deps.exchange(current.set).catch((error: unknown) => {
+  async function refreshHeld(ref: string, current: Stored, owner: string, lockEnd: number): Promise<Stored | null> {
+    const answer = await deps.exchange(current.set, lockEnd).catch((error: unknown) => {
       void vault.failForNow(ref, owner, FAILED_FOR_NOW_MS).catch(() => undefined)
       throw error
     })
@@ -79,11 +82,14 @@ export function redisRefresher(deps: RedisRefreshDeps) {
       try {
         const seen = await read(ref)
         if (!seen || seen.failed || seen.fp !== staleFp) return seen
+        // Counted from before the lock is asked for: it surely holds until then.
+        const lockEnd = Date.now() + lockMs
         const owner = await vault.lock(ref, lockMs)
         if (owner !== null) {
           // Read again under the lock: the previous holder may have written just before it let go.
           const current = await read(ref)
-          if (current && !current.failed && current.fp === staleFp) return await refreshHeld(ref, current, owner)
+          if (current && !current.failed && current.fp === staleFp)
+            return await refreshHeld(ref, current, owner, lockEnd)
           await vault.release(ref, owner)
           return current
         }

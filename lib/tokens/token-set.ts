@@ -1,6 +1,7 @@
 import { open, seal } from '../crypto/jwe'
 import type { KeyRing } from '../crypto/keys'
 import { digest } from '../crypto/mac'
+import { MAX_TOKEN_CHARS } from '../providers/oauth/refresh'
 import type { OAuthTokens } from '../providers/types'
 
 /** A provider's tokens as the package keeps them for one session. */
@@ -91,10 +92,25 @@ export function openTokens(ring: KeyRing, sealed: unknown): TokenSet | null {
   })
 }
 
-/** The set of a sign-in's account (its token response, lib/providers/oauth/profile.ts), or null without an access token. */
-export function fromAccount(account: { provider: string; [field: string]: unknown }): TokenSet | null {
+const KEPT_FIELDS = ['access_token', 'refresh_token', 'id_token', 'token_type', 'scope'] as const
+
+/**
+ * The set of a sign-in's account (its token response, lib/providers/oauth/profile.ts), null without
+ * an access token, or why it cannot be kept: a field over MAX_TOKEN_CHARS, as a refresh answer's
+ * (the set is sealed into Redis or the session cookie; a provider answering so is broken or hostile).
+ */
+export function fromAccount(account: {
+  provider: string
+  [field: string]: unknown
+}): { ok: true; set: TokenSet } | { ok: false; reason: string } | null {
   const { access_token: at, refresh_token: rt, id_token: it, expires_at: exp, token_type: tt, scope: sc } = account
   if (typeof at !== 'string' || at === '') return null
+  const large = KEPT_FIELDS.find((field) => {
+    const value = account[field]
+    return typeof value === 'string' && value.length > MAX_TOKEN_CHARS
+  })
+  if (large !== undefined)
+    return { ok: false, reason: `the token endpoint answered a ${large} over ${MAX_TOKEN_CHARS} characters` }
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
   const tokens: OAuthTokens = { access_token: at }
   if (text(rt)) tokens.refresh_token = text(rt)
@@ -102,5 +118,5 @@ export function fromAccount(account: { provider: string; [field: string]: unknow
   if (typeof exp === 'number' && Number.isFinite(exp)) tokens.expires_at = exp
   if (text(tt)) tokens.token_type = text(tt)
   if (text(sc)) tokens.scope = text(sc)
-  return toTokenSet(account.provider, tokens)
+  return { ok: true, set: toTokenSet(account.provider, tokens) }
 }

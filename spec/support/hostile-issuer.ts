@@ -31,6 +31,18 @@ export interface Behaviour {
   idTokenHeader: Record<string, unknown>
   /** Added to the userinfo answer ({ sub, name, email }); undefined removes a field. */
   userinfo: Record<string, unknown>
+  /**
+   * Refresh tokens: the code grant also answers one, with an access token due for refresh (10 s);
+   * the refresh grant takes each refresh token once (a spent one is invalid_grant, as with reuse
+   * detection) and answers new ones (300 s) with a new ID token (idTokenClaims and idTokenHeader apply).
+   */
+  refreshTokens: boolean
+  /** How long the refresh grant's answer takes, in ms. */
+  refreshDelayMs: number
+  /** How long the JWKS's answer takes, in ms. */
+  jwksDelayMs: number
+  /** How long the discovery document's answer takes, in ms. */
+  discoveryDelayMs: number
 }
 
 export const SUBJECT = 'alice'
@@ -44,6 +56,8 @@ export interface HostileIssuer {
   readonly authorizations: URLSearchParams[]
   /** The ID tokens the token endpoint answered, oldest first. */
   readonly idTokens: string[]
+  /** How many refresh grant requests it got (answered or not). */
+  readonly refreshes: number
   behave(changes: Partial<Behaviour>): void
   /** Any claims signed with the issuer's own key (ES256, its kid unless `header` says otherwise): a logout token, say. */
   sign(claims: Record<string, unknown>, header?: Record<string, unknown>): Promise<string>
@@ -65,6 +79,10 @@ const DEFAULT_BEHAVIOUR: Behaviour = {
   idTokenClaims: {},
   idTokenHeader: {},
   userinfo: {},
+  refreshTokens: false,
+  refreshDelayMs: 0,
+  jwksDelayMs: 0,
+  discoveryDelayMs: 0,
 }
 
 /** `trailingSlash`: the issuer is `http://127.0.0.1:<port>/`, as some issuers write theirs (Auth0). */
@@ -83,6 +101,8 @@ export async function startHostileIssuer(
   const accessTokens = new Set<string>()
   const authorizations: URLSearchParams[] = []
   const idTokens: string[] = []
+  const refreshTokens = new Map<string, { spent: boolean }>()
+  let refreshes = 0
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) =>
@@ -97,6 +117,7 @@ export async function startHostileIssuer(
     const url = new URL(req.url ?? '/', origin)
     switch (`${req.method} ${url.pathname}`) {
       case 'GET /.well-known/openid-configuration':
+        await new Promise((resolve) => setTimeout(resolve, behaviour.discoveryDelayMs))
         return json(
           res,
           200,
@@ -118,6 +139,7 @@ export async function startHostileIssuer(
           ),
         )
       case 'GET /jwks':
+        await new Promise((resolve) => setTimeout(resolve, behaviour.jwksDelayMs))
         return json(res, 200, { keys: [jwk] })
       case 'GET /authorize':
         return authorize(url.searchParams, res)
@@ -156,6 +178,7 @@ export async function startHostileIssuer(
     const grant = grants.get(form.get('code') ?? '')
     if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret)
       return json(res, 401, { error: 'invalid_client' })
+    if (form.get('grant_type') === 'refresh_token') return refresh(form.get('refresh_token') ?? '', res)
     if (
       form.get('grant_type') !== 'authorization_code' ||
       !grant ||
@@ -170,15 +193,29 @@ export async function startHostileIssuer(
     )
       return json(res, 400, { error: 'invalid_grant' })
     grant.used = true
+    await answerTokens(res, grant.nonce, false)
+  }
+
+  async function refresh(refreshToken: string, res: ServerResponse): Promise<void> {
+    refreshes++
+    await new Promise((resolve) => setTimeout(resolve, behaviour.refreshDelayMs))
+    const known = refreshTokens.get(refreshToken)
+    if (!known || known.spent) return json(res, 400, { error: 'invalid_grant' })
+    known.spent = true
+    await answerTokens(res, null, true)
+  }
+
+  /** A token answer: an ID token (with the nonce of the authorization request, if any), an access token, and a refresh token when on. */
+  async function answerTokens(res: ServerResponse, nonce: string | null, refreshed: boolean): Promise<void> {
     const now = Math.floor(Date.now() / 1000)
     const claims = withChanges(
       {
         iss: issuer,
-        aud: grant.clientId,
+        aud: clientId,
         sub: SUBJECT,
         iat: now,
         exp: now + 300,
-        ...(grant.nonce === null ? {} : { nonce: grant.nonce }),
+        ...(nonce === null ? {} : { nonce }),
       },
       behaviour.idTokenClaims,
     )
@@ -192,12 +229,16 @@ export async function startHostileIssuer(
     idTokens.push(idToken)
     const accessToken = randomBytes(16).toString('base64url')
     accessTokens.add(accessToken)
+    const refreshToken = behaviour.refreshTokens ? randomBytes(16).toString('base64url') : undefined
+    if (refreshToken !== undefined) refreshTokens.set(refreshToken, { spent: false })
     json(res, 200, {
       access_token: accessToken,
       token_type: 'Bearer',
-      expires_in: 300,
+      // Due for refresh at once when refresh tokens are on, unless it comes from a refresh.
+      expires_in: refreshToken !== undefined && !refreshed ? 10 : 300,
       scope: 'openid email profile',
       id_token: idToken,
+      ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
     })
   }
 
@@ -207,6 +248,9 @@ export async function startHostileIssuer(
     clientSecret,
     authorizations,
     idTokens,
+    get refreshes() {
+      return refreshes
+    },
     behave: (changes) => {
       behaviour = { ...behaviour, ...changes }
     },

@@ -11,7 +11,8 @@ import {
 // A token endpoint that is slow, answers too much, answers broken JSON, or quotes the request
 // (refresh token and client secret) in its error: getAccessToken answers ServiceUnavailable within
 // providerTimeout, the stored tokens stay as they were (the next refresh works), the session is not
-// marked failed, and no log entry holds a token, the client secret or the provider's words.
+// marked failed, and no log entry holds a token, the client secret or the provider's words. At
+// sign-in, a token too large to keep (over 16 KB, as for a refresh) is the provider's error.
 jest.setTimeout(60_000)
 
 let endpoint: HostileTokenEndpoint
@@ -101,6 +102,23 @@ it('tokens too large for the session cookie: the sign-in fails with an error nam
     expect(res.status).toBe(500)
     expect(await browser.session()).toEqual({})
     expect(JSON.stringify(served.logs.slice(-3))).toContain('set `redis`')
+  } finally {
+    endpoint.accessTokenLength = 0
+  }
+})
+
+it('a sign-in whose token endpoint answered a token over 16 KB fails as a provider error, the token logged nowhere', async () => {
+  endpoint.accessTokenLength = 16 * 1024 + 1
+  try {
+    const browser = new Browser(served)
+    const logged = served.logs.length
+    const res = await browser.signIn('plain')
+    expect(res.status).toBe(302)
+    expect(res.headers.get('location')).toBe(`${served.origin}/api/auth/error?error=OAuthCallback`)
+    expect(await browser.session()).toEqual({})
+    const entries = served.logs.slice(logged)
+    expect(entries.find((entry) => entry.event === 'callback.error')?.message).toMatch(/access_token over 16384/)
+    expect(JSON.stringify(entries)).not.toContain('a'.repeat(64))
   } finally {
     endpoint.accessTokenLength = 0
   }

@@ -1,8 +1,9 @@
+import { decodeJws } from '../../crypto/jws'
 import { errorText, outsideText } from '../../logger'
 import { parseJsonObject } from '../../util/json'
-import { verifyIdToken } from './id-token'
+import { verifyIdToken, type IdTokenResult } from './id-token'
 import { toTokens } from './profile'
-import type { OAuthRegistry, OAuthRuntime } from './registry'
+import type { OAuthRegistry, OAuthRuntime, Ready } from './registry'
 import type { OAuthTokens } from '../types'
 
 /**
@@ -21,16 +22,37 @@ interface OAuth2Client {
   getOAuthAccessToken(code: string, params: Record<string, string>, callback: TokenCallback): void
 }
 
-/** A token (or any field of the answer kept) longer than this is not one: a provider that answers so is broken or hostile. */
-const MAX_TOKEN_CHARS = 16 * 1024
+/**
+ * A token (or any field of a token answer kept) longer than this is not one: a provider that answers
+ * so is broken or hostile. The sign-in's tokens are held to it too (lib/tokens/token-set.ts).
+ */
+export const MAX_TOKEN_CHARS = 16 * 1024
+
+export interface RefreshLimits {
+  /**
+   * When the whole refresh must be over, in ms since the epoch: under the refresh lock, its end less
+   * the time the write needs (Infinity without a lock). The token request is not sent with less
+   * than `requestMs` left, and the new ID token's check (which may fetch the keys) stops there.
+   */
+  readonly deadline: number
+  /** The token request's own deadline (`providerTimeout`). */
+  readonly requestMs: number
+  /** The ID token kept so far: a new one is kept only for the same subject (OpenID Connect Core 12.2). */
+  readonly idToken?: string
+}
 
 export async function refreshGrant(
   registry: OAuthRegistry,
   runtime: OAuthRuntime,
   refreshToken: string,
+  limits: RefreshLimits,
 ): Promise<Refreshed> {
   const ready = await runtime.ready()
   if (!ready) return { ok: false, final: false, reason: 'the provider could not be set up (see the discovery error)' }
+  // The refresh token must not be spent by a request whose answer could come after the lock ends:
+  // another instance would then spend it too (with rotation, the provider revokes the grant).
+  if (limits.deadline - Date.now() < limits.requestMs)
+    return { ok: false, final: false, reason: 'too little time was left under the refresh lock to ask the provider' }
   const strategy = (registry.passport as unknown as { _strategy(name: string): unknown })._strategy(runtime.provider.id)
   const client = (strategy as { _oauth2?: OAuth2Client } | undefined)?._oauth2
   if (typeof client?.getOAuthAccessToken !== 'function')
@@ -59,14 +81,49 @@ export async function refreshGrant(
   if (tokens.id_token === undefined || !ready.oidc || provider.protocol !== 'oidc') return { ok: true, tokens }
   // A new ID token is kept only when it verifies; the rest of the answer is kept all the same (with
   // rotation its refresh token is the only one left).
-  const verified = await verifyIdToken(
-    tokens.id_token,
-    { issuer: ready.oidc.metadata.issuer, clientId: provider.clientId },
-    ready.oidc.jwks,
-  )
-  if (verified.ok) return { ok: true, tokens }
+  const checked = await checkIdToken(tokens.id_token, ready.oidc, provider.clientId, limits)
+  if (checked.ok) return { ok: true, tokens }
   delete tokens.id_token
-  return { ok: true, tokens, dropped: `its new ID token was not kept: ${verified.reason}` }
+  return { ok: true, tokens, dropped: `its new ID token was not kept: ${checked.reason}` }
+}
+
+/**
+ * The refreshed ID token's checks, within the time left: verifying it may fetch the issuer's keys
+ * (an unknown kid), and the new tokens must be written before the lock ends, ID token or not.
+ */
+async function checkIdToken(
+  idToken: string,
+  oidc: NonNullable<Ready['oidc']>,
+  clientId: string,
+  limits: RefreshLimits,
+): Promise<IdTokenResult> {
+  const left = limits.deadline - Date.now()
+  if (left <= 0) return { ok: false, reason: 'no time was left to verify it' }
+  const verifying = verifyIdToken(idToken, { issuer: oidc.metadata.issuer, clientId }, oidc.jwks).catch(
+    (): IdTokenResult => ({ ok: false, reason: 'it could not be verified' }),
+  )
+  // Without a lock (Infinity) each key fetch has its own deadline; setTimeout would take Infinity for 1 ms.
+  if (!Number.isFinite(left)) return sameSubject(await verifying, limits.idToken)
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<IdTokenResult>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ ok: false, reason: 'the issuer keys did not arrive in time to verify it' }),
+      Math.min(left, MAX_TIMER_MS),
+    )
+  })
+  return sameSubject(await Promise.race([verifying, late]).finally(() => clearTimeout(timer)), limits.idToken)
+}
+
+/** setTimeout's longest delay (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** A refreshed ID token must name the subject of the one kept (OpenID Connect Core 12.2). */
+function sameSubject(verified: IdTokenResult, kept: string | undefined): IdTokenResult {
+  if (!verified.ok) return verified
+  const previous = kept === undefined ? undefined : decodeJws(kept)?.payload
+  if (previous !== undefined && previous?.sub !== verified.claims.sub)
+    return { ok: false, reason: 'it names another subject than the ID token kept (OpenID Connect Core 12.2)' }
+  return verified
 }
 
 /**
