@@ -89,3 +89,23 @@ it('a failure for good is written only over the set it names; forgetting a user 
   expect(await a.read(kept)).toEqual({ sealed: 'sealed-k', fp: 'fp-k', failed: false })
   expect(await a.read('not a ref')).toBeNull()
 })
+
+it('a holder whose lock ran out during a stall writes nothing over the newer set, nor frees the next lock', async () => {
+  const ref = await a.keep('user-4', 'sealed-1', 'fp-1', Math.floor(Date.now() / 1000) + 60)
+  const stalled = (await a.lock(ref, 200))!
+  // A stall (a long GC pause, a slow provider) past the lock's deadline: another instance takes over.
+  await new Promise((resolve) => setTimeout(resolve, 400))
+  const next = await b.lock(ref, 30_000)
+  expect(next).toEqual(expect.any(String))
+  expect(await b.replace(ref, 'fp-1', 'sealed-2', 'fp-2', next!)).toBe(true)
+  // The successor is being refreshed in turn when the stalled holder's answer arrives.
+  const third = (await b.lock(ref, 30_000))!
+  expect(third).toEqual(expect.any(String))
+
+  expect(await a.replace(ref, 'fp-1', 'sealed-stale', 'fp-stale', stalled)).toBe(false)
+  expect(await a.fail(ref, 'fp-1', stalled)).toBe(false)
+  expect(await b.read(ref)).toEqual({ sealed: 'sealed-2', fp: 'fp-2', failed: false })
+  expect(await a.lock(ref, 1000)).toBeNull()
+  expect((await a.lockState(ref)).left).toBeGreaterThan(20_000)
+  await b.release(ref, third)
+})
