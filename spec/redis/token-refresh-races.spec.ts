@@ -83,3 +83,20 @@ it('failed for now: a caller right after is refused at once, without asking the 
   expect(asked).toHaveLength(1)
   expect((await vault.read(ref, true))?.fp).toBe(fingerprint(set(5)))
 })
+
+it('two sessions refreshed at once in one process each get their own successor', async () => {
+  const [first, second] = [await kept(7), await kept(8)]
+  const { refresh, asked } = refresher([
+    { ok: true, set: set(9) },
+    { ok: true, set: set(10) },
+  ])
+  const answers = await Promise.all([
+    refresh.successor(first, fingerprint(set(7))),
+    refresh.successor(second, fingerprint(set(8))),
+  ])
+  expect(asked.map((from) => from.refreshToken).sort()).toEqual(['rt-7', 'rt-8'])
+  expect(answers.map((answer) => answer?.set.accessToken).sort()).toEqual(['at-10', 'at-9'])
+  expect(new Set([(await vault.read(first, true))?.fp, (await vault.read(second, true))?.fp])).toEqual(
+    new Set([fingerprint(set(9)), fingerprint(set(10))]),
+  )
+})
