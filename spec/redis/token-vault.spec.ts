@@ -109,3 +109,18 @@ it('a holder whose lock ran out during a stall writes nothing over the newer set
   expect((await a.lockState(ref)).left).toBeGreaterThan(20_000)
   await b.release(ref, third)
 })
+
+it('forgetting a user ends every set of theirs, however many; a user with none to end is no error', async () => {
+  const until = Math.floor(Date.now() / 1000) + 60
+  const refs = [await a.keep('user-5', 's-1', 'f-1', until), await a.keep('user-5', 's-2', 'f-2', until)]
+  refs.push(await a.keep('user-5', 's-3', 'f-3', until), await a.keep('user-5', 's-4', 'f-4', until))
+  await b.forgetUser('user-5', refs[0]!)
+  expect(await Promise.all(refs.map((ref) => a.read(ref)))).toEqual([
+    { sealed: 's-1', fp: 'f-1', failed: false },
+    null,
+    null,
+    null,
+  ])
+  await expect(b.forgetUser('user-5', refs[0]!)).resolves.toBeUndefined()
+  await expect(b.forgetUser('user-nobody', null)).resolves.toBeUndefined()
+})
