@@ -100,3 +100,16 @@ it('two sessions refreshed at once in one process each get their own successor',
     new Set([fingerprint(set(9)), fingerprint(set(10))]),
   )
 })
+
+it('failed for now: once the mark has run out, the next call asks the provider again and gets the successor', async () => {
+  const ref = await kept(11)
+  const { refresh, asked } = refresher([
+    { ok: false, final: false, reason: 'timeout' },
+    { ok: true, set: set(12) },
+  ])
+  await expect(refresh.successor(ref, fingerprint(set(11)))).rejects.toMatchObject({ code: 'ServiceUnavailable' })
+  // The mark lasts 2 s (refresh-redis.ts).
+  await new Promise((resolve) => setTimeout(resolve, 2200))
+  expect((await refresh.successor(ref, fingerprint(set(11))))?.set.accessToken).toBe('at-12')
+  expect(asked.map((from) => from.refreshToken)).toEqual(['rt-11', 'rt-11'])
+})
