@@ -28,6 +28,10 @@ export default {
     // How long a record held from Redis may be trusted, and what is held.
     'lib/store/redis/liveness.ts',
     'lib/store/redis/held.ts',
+    // The one refresh of a provider's tokens: the lock, the compare-and-write, the grace window.
+    'lib/tokens/refresh-redis.ts',
+    'lib/tokens/redis-vault.ts',
+    'lib/tokens/refresh-inline.ts',
   ],
   testRunner: 'jest',
   jest: {

@@ -103,7 +103,7 @@ export function createDevices(
       // A handle is the client's to send: anything but one of ours names no session.
       if (typeof handle !== 'string' || handle.length !== 43) return false
       const found = (await sessions.list(userId, now(), maxLifetime)).find(({ sid }) => verifyMac(ring, handle, sid))
-      return found === undefined ? false : sessions.end(userId, found.sid)
+      return found === undefined ? false : sessions.end(userId, found.sid, found.record)
     },
   })
 }

@@ -19,11 +19,20 @@ export interface NewSession {
   provider?: string
   /** Where the provider's tokens are (lib/tokens/). */
   tokens?: string
+  /** Those tokens could not be refreshed for good. */
+  tokenError?: true
 }
 
-/** A new session for the same sign-in as `record` (same user, data and provider). */
-function sameSignIn({ userId, user, data, provider }: SessionRecord): NewSession {
-  return { userId, user, ...(data === undefined ? {} : { data }), ...(provider == null ? {} : { provider }) }
+/** A new session for the same sign-in as `record` (same user, data, provider and provider tokens). */
+function sameSignIn({ userId, user, data, provider, tokens, tokenError }: SessionRecord): NewSession {
+  return {
+    userId,
+    user,
+    ...(data === undefined ? {} : { data }),
+    ...(provider == null ? {} : { provider }),
+    ...(tokens === undefined ? {} : { tokens }),
+    ...(tokenError ? { tokenError } : {}),
+  }
 }
 
 /**
@@ -140,6 +149,23 @@ async function writeSession(
   if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
 }
 
+/** Writes a new session, signed in now (the browser's previous one, if any, is the caller's). */
+async function startSession(
+  store: SessionStore,
+  timing: SessionTiming,
+  revocations: Revocations,
+  cookie: SessionCookie,
+  input: NewSession,
+  stored?: (sid: string | null) => Promise<void>,
+): Promise<SessionRecord> {
+  const now = nowSeconds()
+  // Dated by the revocations' clock (Redis's), never before the user's last revocation.
+  const createdAt = await revocations.stamp(input.userId)
+  const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + timing.maxAge }
+  await writeSession(store, cookie, record, null, deviceOfCookie(cookie, record), stored)
+  return record
+}
+
 export function createSessionManager(
   store: SessionStore,
   timing: SessionTiming,
@@ -150,6 +176,9 @@ export function createSessionManager(
 
   const write = (cookie: SessionCookie, record: SessionRecord, previous: string | null, device?: DeviceInfo | null) =>
     writeSession(store, cookie, record, previous, device ?? null)
+
+  const start = (cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) =>
+    startSession(store, timing, revocations, cookie, input, stored)
 
   const manager: SessionManager = Object.freeze({
     present: (cookie: SessionCookie) => hasChunked(cookie.cookies, cookie.def.name),
@@ -163,16 +192,11 @@ export function createSessionManager(
     },
 
     async create(cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
-      const now = nowSeconds()
-      // Dated by the revocations' clock (Redis's), never before the user's last revocation.
-      const createdAt = await revocations.stamp(input.userId)
-      const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + timing.maxAge }
       // A new session never reuses a token the browser brought with it, and ends the session that
       // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
       const previous = readChunked(cookie.cookies, cookie.def.name)
       if (previous !== null) await store.remove(previous, null)
-      await writeSession(store, cookie, record, null, deviceOfCookie(cookie, record), stored)
-      return record
+      return start(cookie, input, stored)
     },
 
     async renewIfDue(cookie: SessionCookie, record: SessionRecord) {
@@ -212,8 +236,12 @@ export function createSessionManager(
       // Database sessions: this one is kept by its token (one that opened, so never null here).
       if (store.sessions !== undefined)
         return token === null ? undefined : store.removeAll(record.userId, nowSeconds(), token)
-      await manager.revokeAll(record.userId)
-      await manager.create(cookie, sameSignIn(record))
+      // Cookie sessions: all of them are revoked, this browser gets a new one for the same sign-in.
+      // Its provider's tokens go with it: kept by its token (the others' end), and not ended as a
+      // replaced session's would be (the cookie store itself has nothing to remove).
+      await revocations.revoke(record.userId)
+      await store.removeAll(record.userId, nowSeconds(), token ?? undefined)
+      await start(cookie, sameSignIn(record))
     },
 
     clear(cookie: SessionCookie) {

@@ -20,6 +20,9 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await t?.stop()
+  // Each spec counts the sets it leaves: none of a spec before it (our own server, our own prefix).
+  const keys = await client.keys('auth:*')
+  if (keys.length > 0) await client.del(...keys)
 })
 
 afterAll(async () => {
@@ -58,8 +61,41 @@ for (const strategy of ['database', 'cookie'] as const) {
       expect(await tokenKeys()).toHaveLength(0)
       expect((await t.token(other)).status).toBe(404)
     })
+
+    it('drops the tokens of the session a new sign-in in the same browser replaces', async () => {
+      t = await startTokenApp({ redis: client, session: { strategy } })
+      const browser = await t.signedIn()
+      expect(await tokenKeys()).toHaveLength(1)
+      const again = await browser.signIn('idp')
+      expect(again.headers.get('location')).toMatch(/\/welcome$/)
+      expect(await tokenKeys()).toHaveLength(1)
+      expect((await t.token(browser)).status).toBe(200)
+    })
   })
 }
+
+it('database sessions: revokeSession from the device list drops that session’s tokens', async () => {
+  t = await startTokenApp({ redis: client, session: { strategy: 'database' } })
+  const browsers = [await t.signedIn(), await t.signedIn()]
+  expect(await tokenKeys()).toHaveLength(2)
+  const [first] = await t.served.router.listSessions('idp:alice')
+  expect(await t.served.router.revokeSession('idp:alice', first!.handle)).toBe(true)
+  expect(await tokenKeys()).toHaveLength(1)
+  const statuses = await Promise.all(browsers.map(async (browser) => (await t.token(browser)).status))
+  expect(statuses.sort()).toEqual([200, 404])
+})
+
+it('cookie sessions: signing out the other devices keeps this browser’s tokens, and ends the others’', async () => {
+  t = await startTokenApp({ redis: client, session: { strategy: 'cookie' } })
+  const browser = await t.signedIn()
+  const other = await t.signedIn()
+  const before = (await t.token(browser)).body.accessToken
+  expect(before).toEqual(expect.any(String))
+  expect((await browser.signOut({ others: 'true' })).status).toBe(302)
+  expect(await t.token(browser)).toMatchObject({ status: 200, body: { accessToken: before } })
+  expect((await t.token(other)).status).toBe(404)
+  expect(await tokenKeys()).toHaveLength(1)
+})
 
 it('database sessions: a token still valid is answered from memory, Redis kept current by its client-side caching', async () => {
   t = await startTokenApp({ redis: client, session: { strategy: 'database' } })

@@ -89,3 +89,38 @@ it('a failure for good is written only over the set it names; forgetting a user 
   expect(await a.read(kept)).toEqual({ sealed: 'sealed-k', fp: 'fp-k', failed: false })
   expect(await a.read('not a ref')).toBeNull()
 })
+
+it('a holder whose lock ran out during a stall writes nothing over the newer set, nor frees the next lock', async () => {
+  const ref = await a.keep('user-4', 'sealed-1', 'fp-1', Math.floor(Date.now() / 1000) + 60)
+  const stalled = (await a.lock(ref, 200))!
+  // A stall (a long GC pause, a slow provider) past the lock's deadline: another instance takes over.
+  await new Promise((resolve) => setTimeout(resolve, 400))
+  const next = await b.lock(ref, 30_000)
+  expect(next).toEqual(expect.any(String))
+  expect(await b.replace(ref, 'fp-1', 'sealed-2', 'fp-2', next!)).toBe(true)
+  // The successor is being refreshed in turn when the stalled holder's answer arrives.
+  const third = (await b.lock(ref, 30_000))!
+  expect(third).toEqual(expect.any(String))
+
+  expect(await a.replace(ref, 'fp-1', 'sealed-stale', 'fp-stale', stalled)).toBe(false)
+  expect(await a.fail(ref, 'fp-1', stalled)).toBe(false)
+  expect(await b.read(ref)).toEqual({ sealed: 'sealed-2', fp: 'fp-2', failed: false })
+  expect(await a.lock(ref, 1000)).toBeNull()
+  expect((await a.lockState(ref)).left).toBeGreaterThan(20_000)
+  await b.release(ref, third)
+})
+
+it('forgetting a user ends every set of theirs, however many; a user with none to end is no error', async () => {
+  const until = Math.floor(Date.now() / 1000) + 60
+  const refs = [await a.keep('user-5', 's-1', 'f-1', until), await a.keep('user-5', 's-2', 'f-2', until)]
+  refs.push(await a.keep('user-5', 's-3', 'f-3', until), await a.keep('user-5', 's-4', 'f-4', until))
+  await b.forgetUser('user-5', refs[0]!)
+  expect(await Promise.all(refs.map((ref) => a.read(ref)))).toEqual([
+    { sealed: 's-1', fp: 'f-1', failed: false },
+    null,
+    null,
+    null,
+  ])
+  await expect(b.forgetUser('user-5', refs[0]!)).resolves.toBeUndefined()
+  await expect(b.forgetUser('user-nobody', null)).resolves.toBeUndefined()
+})

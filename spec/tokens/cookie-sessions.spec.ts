@@ -89,3 +89,13 @@ it('refresh: force refreshes a token that looks valid', async () => {
   expect(forced.body.accessToken).not.toBe(valid)
   expect(await grantCounts(t.idp)).toEqual({ refresh: before.refresh + 1, revoked: 0 })
 })
+
+it('signing out the other devices keeps this browser’s tokens', async () => {
+  const browser = await t.signedIn()
+  const other = await t.signedIn()
+  const before = (await t.token(browser)).body.accessToken
+  expect(before).toEqual(expect.any(String))
+  expect((await browser.signOut({ others: 'true' })).status).toBe(302)
+  expect(await t.token(browser)).toMatchObject({ status: 200, body: { accessToken: before } })
+  expect((await t.token(other)).status).toBe(404)
+})
