@@ -83,7 +83,10 @@ function memoryRevocations(maxLifetime: number, bound: number): Revocations {
     peek: before,
     stamp: async (userId: string) => Math.max(now(), before(userId)),
     async revoke(userId: string) {
-      times.set(userId, Math.max(now() + 1, times.get(userId) ?? 0))
+      // Always past the last one: a session stamped with it (signed in since, in the same second)
+      // ends too. Times are whole seconds.
+      const last = times.get(userId)
+      times.set(userId, Math.max(now() + 1, last === undefined ? 0 : last + 1))
     },
   })
 }

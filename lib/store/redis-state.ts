@@ -115,14 +115,15 @@ const timeOf = (stored: string | null) => (stored !== null && /^\d{1,12}$/.test(
 
 // Redis's clock, on the node that holds the user's key, dates both a revocation and every sign-in
 // after it, so instances whose clocks disagree cannot let an older session through. The time kept
-// only ever moves forward.
+// only ever moves forward, and each revocation past the last one: a session stamped with the last
+// (signed in since, in the same second) ends too.
 const STAMP = `local now = tonumber(redis.call('TIME')[1])
 local before = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
 return math.max(now, before)`
 
 const REVOKE = `local now = tonumber(redis.call('TIME')[1]) + 1
-local before = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
-local time = math.max(now, before)
+local last = tonumber(redis.call('GET', KEYS[1]) or '')
+local time = last and math.max(now, last + 1) or now
 redis.call('SET', KEYS[1], time, 'EX', ARGV[1])
 return time`
 

@@ -71,3 +71,17 @@ describe('revocation times in memory, past their bound', () => {
     expect(await sessions.read(bystander)).toMatchObject({ userId: 'bystander' })
   })
 })
+
+describe('two revocations within one second', () => {
+  it('the second ends a session signed in after the first (times are whole seconds)', async () => {
+    const { revocations } = memoryState(TIMING.maxLifetime)
+    const { sessions, signIn } = cookieSessions(revocations)
+    await sessions.revokeAll('ada')
+    const between = await signIn('ada')
+    expect(await sessions.read(between)).toMatchObject({ userId: 'ada' })
+    await sessions.revokeAll('ada')
+    expect(await sessions.read(between)).toBeNull()
+    // And a sign-in after the second still holds.
+    expect(await sessions.read(await signIn('ada'))).toMatchObject({ userId: 'ada' })
+  })
+})
