@@ -123,9 +123,12 @@ describe('the demo in Chromium: passkeys', () => {
 
     // signIn('passkey', { action: 'register' }): the client's own ceremony, and back to this page.
     const registered = page.waitForResponse((res) => new URL(res.url()).pathname.endsWith('/callback/passkey'))
+    // The client then loads the answer's url (this same page): wait for that load, or a goto would race it.
+    const reloaded = page.waitForEvent('load')
     await page.getByRole('button', { name: 'Add a passkey' }).click()
     expect((await registered).status()).toBe(200)
-    await page.waitForURL(`${origin}/client`)
+    await reloaded
+    expect(page.url()).toBe(`${origin}/client`)
     await page.goto(`${origin}/`)
     await expect(page.locator('ul.passkeys li', { hasText: 'not used yet' }).count()).resolves.toBe(1)
     await page.goto(`${origin}/client`)
