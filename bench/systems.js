@@ -2,7 +2,8 @@
 // `server`: the script in servers/ and its arguments; `prepare`: how its cookie is obtained
 // (support/sessions.js); `expect`: the body shape checked before and after measuring
 // (support/checks.js); `setsCookie`: whether the reply must (true) or must not (false) set a cookie;
-// `target`: the issue's minimum ratio to bare Express (rows without one are reported only).
+// `target`: the minimum ratio to bare Express that the issues set (issue 25's table for the
+// `GET /session` rows; rows without one are reported only).
 const SESSION = '/api/auth/session'
 const CSRF = '/api/auth/csrf'
 const PROVIDERS = '/api/auth/providers'
@@ -42,7 +43,7 @@ exports.SYSTEMS = [
     prepare: 'emailSignIn',
     expect: 'user',
     setsCookie: false,
-    target: 1.2,
+    target: 1.0,
   },
   {
     id: 'eas-session-database',
@@ -54,7 +55,7 @@ exports.SYSTEMS = [
     prepare: 'emailSignIn',
     expect: 'user',
     setsCookie: false,
-    target: 0.85,
+    target: 0.9,
   },
   {
     id: 'eas-session-database-cluster',
@@ -131,6 +132,7 @@ exports.SYSTEMS = [
     prepare: 'emailSignIn',
     expect: 'user',
     setsCookie: false,
+    target: 0.95,
   },
   {
     id: 'eas-session-renewal',

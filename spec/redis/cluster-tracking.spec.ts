@@ -63,3 +63,34 @@ it('answers held sessions without reading Redis, and sees every change made else
   await client.set(`${prefix}rev:${sessionId(revoked.userId)}`, String(signedInAt + 1), 'EX', 3600)
   expect(await ask(app, revoked.cookie)).toEqual({})
 })
+
+it('lets twelve auth() share one Cluster client without a MaxListeners warning, each following the cluster', async () => {
+  // Node warns (MaxListenersExceededWarning, on stderr) at the 11th listener of one event.
+  const listeners = () => ['refresh', '+node', '-node'].map((event) => client.listenerCount(event))
+  const before = listeners()
+  const prefix = 'cluster-shared:'
+  const apps = Array.from(
+    { length: 12 },
+    () => makeApp({ redis: client, redisKeyPrefix: prefix, session: { strategy: 'database' } }).app,
+  )
+  const added = listeners().map((count, i) => count - before[i]!)
+  expect(Math.max(...added)).toBeLessThanOrEqual(1)
+  await sleep(500)
+  const raw = client as unknown as Redis
+  const planted = await plantSession(raw, prefix, 'Shared')
+  for (const app of apps) await warm(app, planted.cookie)
+  const start = await reads()
+  for (const app of apps) expect(await ask(app, planted.cookie)).toHaveProperty('user')
+  expect((await reads()) - start).toBe(0)
+  await client.del(planted.key)
+  for (const app of apps) expect(await ask(app, planted.cookie)).toEqual({})
+  // The slots read again reach every auth() through the one listener: each drops what it held
+  // only if the masters changed (they did not), and answers from memory afterwards.
+  const again = await plantSession(raw, prefix, 'Again')
+  await client.refreshSlotsCache()
+  await sleep(300)
+  for (const app of apps) await warm(app, again.cookie)
+  const after = await reads()
+  for (const app of apps) expect(await ask(app, again.cookie)).toHaveProperty('user')
+  expect((await reads()) - after).toBe(0)
+})

@@ -9,7 +9,7 @@ import { LISTENER_OPTIONS, listen } from './tracking'
  * per master, each running `CLIENT TRACKING … BCAST` for the same prefixes, since each master
  * announces changes to its own keys only. The trust rules hold for the whole: a value is answered
  * from memory only while every master ioredis knows of has tracking confirmed on our connection to
- * it and a PING sent less than 50 ms ago has come back from each. Any
+ * it and a PING sent less than 250 ms ago has come back from each. Any
  * change of the masters (a failover, a node added or removed, seen as ioredis refreshes its slots
  * or once a second) drops everything held, and reads go to Redis until the new set is confirmed; a
  * node that stops saying it is a master (asked once a second) drops everything held too and makes
@@ -36,14 +36,19 @@ export function clusterTracking(
   const nodes = new Map<string, Node>()
   /** Whether the nodes tracked are the masters ioredis knows now (as of the last sync). */
   let matched = false
+  // On every hit of the hot path: no array, no closure.
   const each = (test: (live: Liveness) => boolean) => {
     if (!matched || nodes.size === 0) return false
+    let all = true
     // Every node is asked (fresh() sends each its PING when due), not only up to the first refusal.
-    return [...nodes.values()].map((node) => test(node.live)).every(Boolean)
+    for (const node of nodes.values()) if (!test(node.live)) all = false
+    return all
   }
+  const isTracked = (live: Liveness) => live.tracked()
+  const isFresh = (live: Liveness) => live.fresh()
   const whole = {
-    tracked: () => each((live) => live.tracked()),
-    fresh: () => each((live) => live.fresh()),
+    tracked: () => each(isTracked),
+    fresh: () => each(isFresh),
     async freshSoon() {
       if (!matched || nodes.size === 0) return false
       const answers = await Promise.all([...nodes.values()].map((node) => node.live.freshSoon()))
@@ -52,13 +57,31 @@ export function clusterTracking(
   }
   const held = heldValues(redis, whole, now)
   const follow = followMasters(cluster, nodes, { keyPrefix, prefixes, held, now }, (value) => (matched = value))
-  cluster.on('refresh', follow)
-  cluster.on('+node', follow)
-  cluster.on('-node', follow)
+  onTopology(cluster, follow)
   const ticker = setInterval(follow, TICK_MS)
   ticker.unref()
   follow()
   return held.reads
+}
+
+/**
+ * Callbacks run on each change of a cluster client's topology: one listener of ours per client and
+ * event, however many auth() share the client (a listener each would trip Node's warning at 11).
+ */
+const followers = new WeakMap<Cluster, Set<() => void>>()
+
+function onTopology(cluster: Cluster, callback: () => void): void {
+  let callbacks = followers.get(cluster)
+  if (!callbacks) {
+    const these = new Set<() => void>()
+    callbacks = these
+    followers.set(cluster, these)
+    const all = () => {
+      for (const each of these) each()
+    }
+    for (const event of ['refresh', '+node', '-node']) cluster.on(event, all)
+  }
+  callbacks.add(callback)
 }
 
 /** Keeps one connection of ours per master ioredis knows, while the cluster client is ready; `sync` runs it. */
