@@ -3,7 +3,7 @@ import { ANSWERED_503, orAnswer503 } from '../http/unavailable'
 import { clientSession } from '../session/shape'
 import type { Context } from '../context'
 import type { SessionCookie } from '../session/manager'
-import type { SessionRecord } from '../config/types'
+import type { Session, SessionRecord } from '../config/types'
 
 /**
  * GET /session: the hot path. Without a session cookie it answers at once, with no crypto; a cookie
@@ -45,13 +45,33 @@ async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
   return answer(ctx, cookie, record, record === found)
 }
 
-/** The session's answer, through the app's callback and event; `keep`: remembered for this cookie. */
-async function answer(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep: boolean): Promise<void> {
+/**
+ * The session's answer, through the app's callback and event; `keep`: remembered for this cookie.
+ * Synchronous when the callback is and no `events.session` is set: no promise on the hot path of
+ * an app with a session callback.
+ */
+function answer(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep: boolean): void | Promise<void> {
+  const session = clientSession(record, ctx.svc.config.callbacks, ctx.svc.log)
+  if (session instanceof Promise) return session.then((shaped) => reply(ctx, cookie, record, keep, shaped))
+  return reply(ctx, cookie, record, keep, session)
+}
+
+function reply(
+  ctx: Context,
+  cookie: SessionCookie,
+  record: SessionRecord,
+  keep: boolean,
+  session: Session | null,
+): void | Promise<void> {
   const { svc, res } = ctx
-  const session = await clientSession(record, svc.config.callbacks, svc.log)
   if (session === null) return sendJson(res, 200, svc.config.emptySession, true)
-  await ctx.emit('session', svc.config.events.session, { session, record })
+  const event = svc.config.events.session
+  if (event) return ctx.emit('session', event, { session, record }).then(() => send(ctx, cookie, record, keep, session))
+  send(ctx, cookie, record, keep, session)
+}
+
+function send(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep: boolean, session: Session): void {
   const reply = JSON.stringify(session)
-  if (keep) svc.sessions.remember(cookie, record, reply)
-  sendJson(res, 200, reply, true)
+  if (keep) ctx.svc.sessions.remember(cookie, record, reply)
+  sendJson(ctx.res, 200, reply, true)
 }

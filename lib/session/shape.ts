@@ -16,19 +16,40 @@ export function defaultSession(record: SessionRecord): Session {
 /**
  * The object the client sees: the default, reshaped by the app's `session` callback when it has
  * one. A callback that answers anything but a plain object fails closed: null (no session), logged.
+ * Synchronous when the callback is (the hot path of `GET /session` then makes no promise); a
+ * callback that throws, synchronously or not, rejects the promise, as an async callback's would.
  */
-export async function clientSession(
+export function clientSession(
   record: SessionRecord,
   callbacks: Readonly<Callbacks>,
   log: Log,
   trigger: 'get' | 'update' = 'get',
   newData?: unknown,
-): Promise<Session | null> {
+): Session | null | Promise<Session | null> {
   const session = defaultSession(record)
   if (!callbacks.session) return session
   // The callback sees whether the tokens failed (`tokenError`), never where they are (`tokens`).
   const { tokens: _where, ...visible } = record
-  const shaped: unknown = await callbacks.session({ session, record: visible, trigger, newData })
+  let shaped: unknown
+  try {
+    shaped = callbacks.session({ session, record: visible, trigger, newData })
+    // What `await` would do with a thenable; reading `then` may throw too (a hostile getter).
+    if (isThenable(shaped)) return Promise.resolve(shaped).then((answer: unknown) => checked(answer, log))
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+  }
+  return checked(shaped, log)
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  )
+}
+
+function checked(shaped: unknown, log: Log): Session | null {
   if (isRecord(shaped)) return shaped as Session
   log(
     'error',

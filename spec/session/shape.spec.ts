@@ -35,4 +35,43 @@ describe('the client session', () => {
       `callbacks.session answered ${kind}, not a session object: the request is answered as signed out`,
     )
   })
+
+  it.each([
+    ['a promise', async () => ({ ...DEFAULT, role: 'admin' })],
+    [
+      'a thenable that is not a Promise',
+      () => ({ then: (resolve: (v: unknown) => void) => resolve({ ...DEFAULT, role: 'admin' }) }),
+    ],
+  ])('waits for the session callback when it answers %s', async (_case, session) => {
+    const answer = clientSession(record, { session } as unknown as Callbacks, jest.fn())
+    expect(answer).toBeInstanceOf(Promise)
+    expect(await answer).toEqual({ ...DEFAULT, role: 'admin' })
+  })
+
+  it('answers at once, with no promise, when the session callback answers at once', () => {
+    const session = () => ({ ...DEFAULT, role: 'admin' })
+    expect(clientSession(record, { session }, jest.fn())).toEqual({ ...DEFAULT, role: 'admin' })
+  })
+
+  it.each([
+    [
+      'throws',
+      () => {
+        throw new Error('database down')
+      },
+    ],
+    ['rejects', () => Promise.reject(new Error('database down'))],
+    [
+      'answers an object whose then throws',
+      () => ({
+        get then() {
+          throw new Error('database down')
+        },
+      }),
+    ],
+  ])('rejects, never throws, when the session callback %s', async (_case, session) => {
+    let answer: unknown
+    expect(() => (answer = clientSession(record, { session } as unknown as Callbacks, jest.fn()))).not.toThrow()
+    await expect(answer).rejects.toThrow('database down')
+  })
 })
