@@ -1,14 +1,9 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server'
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { decodeBase64url } from '../../crypto/base64url'
 import { errorText } from '../../logger'
 import type { StoredPasskey } from '../../store/passkeys'
 import { parseJsonObject } from '../../util/json'
+import { simpleWebAuthn } from '../../util/lazy'
 import { isRecord } from '../../util/object'
 
 /**
@@ -41,7 +36,7 @@ export function registrationOptions(
   userVerification: 'required' | 'preferred',
   exclude: readonly StoredPasskey[],
 ) {
-  return generateRegistrationOptions({
+  return simpleWebAuthn().generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userID: bytes(user.handle),
@@ -56,7 +51,7 @@ export function registrationOptions(
 }
 
 export function authenticationOptions(rp: RelyingParty, challenge: string, userVerification: 'required' | 'preferred') {
-  return generateAuthenticationOptions({
+  return simpleWebAuthn().generateAuthenticationOptions({
     rpID: rp.id,
     challenge: bytes(challenge),
     timeout: CEREMONY_TIMEOUT,
@@ -112,7 +107,7 @@ export type RegistrationResult =
 
 export async function verifyRegistration(data: unknown, expected: Expected): Promise<RegistrationResult> {
   try {
-    const { verified, registrationInfo: info } = await verifyRegistrationResponse({
+    const { verified, registrationInfo: info } = await simpleWebAuthn().verifyRegistrationResponse({
       response: data as RegistrationResponseJSON,
       expectedChallenge: expected.challenge,
       expectedOrigin: [...expected.rp.origins],
@@ -161,7 +156,7 @@ export async function verifyAuthentication(
   expected: Expected,
 ): Promise<AuthenticationResult> {
   try {
-    const { verified, authenticationInfo: info } = await verifyAuthenticationResponse({
+    const { verified, authenticationInfo: info } = await simpleWebAuthn().verifyAuthenticationResponse({
       response: data as AuthenticationResponseJSON,
       expectedChallenge: expected.challenge,
       expectedOrigin: [...expected.rp.origins],

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../../errors'
 import { hasControls } from '../../logger'
 import type { PasskeyStore } from '../../store/passkeys'
+import { simpleWebAuthn } from '../../util/lazy'
 import { checkKeys } from '../../util/options'
 import { isRecord } from '../../util/object'
 import type { PasskeyProvider } from '../types'
@@ -67,6 +68,9 @@ export function passkey(options: PasskeyOptions = {}): PasskeyProvider {
     throw new ConfigurationError(
       `\`${where}.store\` must be a PasskeyStore: an object with ${STORE_METHODS.map((m) => `${m}()`).join(', ')}`,
     )
+  // Loaded with the provider, not by the package: an app without passkeys never pays its 10 MB, and
+  // the first ceremony of one that has them does not wait for it.
+  simpleWebAuthn()
   return Object.freeze({
     id: text(options.id, 'id', 'passkey')!,
     name: text(options.name, 'name', 'Passkey')!,
