@@ -1,7 +1,16 @@
 import type { Server } from 'node:http'
 import express from 'express'
 import Redis from 'ioredis'
-import { auth, email, oidc, passkey, type Callbacks, type Session, type VerificationRequest } from '../../lib'
+import {
+  auth,
+  AuthError,
+  email,
+  oidc,
+  passkey,
+  type Callbacks,
+  type Session,
+  type VerificationRequest,
+} from '../../lib'
 import { buildClientBundle } from './client/bundle'
 import { startEmbeddedIdp } from './identity-provider'
 import {
@@ -137,6 +146,14 @@ async function main() {
   )
   app.get('/client.js', (_req, res) => {
     res.type('js').set('X-Content-Type-Options', 'nosniff').send(clientBundle)
+  })
+
+  // The service's own routes answer an outage of Redis with their 503; the demo's pages, which ask
+  // it for the session too, say the same in words rather than with Express's default error page.
+  app.use((error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
+    if (!(error instanceof AuthError) || error.code !== 'ServiceUnavailable') return next(error)
+    res.status(503).set('Retry-After', '5').type('text')
+    res.send('The session store (Redis) does not answer; this page works again once it does. Try again in a moment.')
   })
 
   process.stdout.write(`demo: listening on http://localhost:${settings.port} (auth service at ${settings.url})\n`)

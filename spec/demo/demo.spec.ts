@@ -542,6 +542,28 @@ describe('the demo app keeping its state in Redis (REDIS_URL)', () => {
     expect([...after.matchAll(/<li class="device/g)]).toHaveLength(1)
     await laptop.signOut()
   })
+
+  it('answers its home page with 503 and a message while Redis is down, and works again once it is back', async () => {
+    const browser = new Browser({ origin, base: `${origin}/api/auth` })
+    await browser.signIn('oidc')
+    await redis.stop('SIGKILL')
+    try {
+      const down = await browser.jar.fetch(`${origin}/`)
+      expect(down.status).toBe(503)
+      expect(down.headers.get('retry-after')).toBe('5')
+      expect(await down.text()).toContain('The session store (Redis) does not answer')
+    } finally {
+      await redis.start()
+    }
+    // Redis came back empty (nothing persists here): the session is gone, the page answers again.
+    let page = await browser.jar.fetch(`${origin}/`)
+    for (let i = 0; i < 50 && page.status !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      page = await browser.jar.fetch(`${origin}/`)
+    }
+    expect(page.status).toBe(200)
+    expect(await page.text()).not.toContain('Signed in as')
+  })
 })
 
 describe("the demo's settings", () => {
