@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto'
 import session from 'express-session'
-import type { Redis } from 'ioredis'
 import { email, type AuthOptions } from '../../lib'
 import { callStore } from '../../lib/store/express-session-store'
 import { serve } from '../support/app'
 import { Browser } from '../support/browser'
 import { CookieJar } from '../support/cookie-jar'
 import { FROM, later, mailedLink, newAddress, stopAll, useLink, type EmailService } from '../support/email-harness'
-import { sharedRedis, type SharedRedis } from '../support/redis'
+import { sharedRedisForFile } from '../support/redis'
 import { startSmtp } from '../support/smtp'
 
 /**
@@ -38,21 +37,7 @@ class DeviceJar extends CookieJar {
 const sidOf = (token: string) => createHash('sha256').update(token).digest('base64url')
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-let redis: SharedRedis
-let client: Redis
-let prefix: string
-
-beforeAll(async () => {
-  redis = await sharedRedis()
-  client = redis.client()
-  await client.ping()
-  prefix = redis.prefix('devices')
-})
-
-afterAll(async () => {
-  await redis.deleteKeys(prefix)
-  await redis.close()
-})
+const db = sharedRedisForFile('devices')
 
 afterEach(() => stopAll())
 
@@ -70,8 +55,8 @@ const CONFIGURATIONS: Array<[string, Configuration]> = [
   [
     "Redis's own store",
     {
-      options: () => ({ redis: client, redisKeyPrefix: prefix, session: { strategy: 'database' } }),
-      stored: async (sid) => client.get(`${prefix}sess:${sid}`),
+      options: () => ({ redis: db.client, redisKeyPrefix: db.prefix, session: { strategy: 'database' } }),
+      stored: async (sid) => db.client.get(`${db.prefix}sess:${sid}`),
     },
   ],
   [
@@ -82,8 +67,8 @@ const CONFIGURATIONS: Array<[string, Configuration]> = [
     "an app's own store, with redis",
     {
       options: () => ({
-        redis: client,
-        redisKeyPrefix: `${prefix}own:`,
+        redis: db.client,
+        redisKeyPrefix: `${db.prefix}own:`,
         session: { strategy: 'database', store: ownStore },
       }),
       stored: inStore(ownStore),

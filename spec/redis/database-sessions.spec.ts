@@ -1,47 +1,32 @@
-import type { Redis } from 'ioredis'
 import { redisSessionStore } from '../../lib'
 import { callStore } from '../../lib/store/express-session-store'
 import { configError } from '../support/config-error'
-import { sharedRedis, type SharedRedis } from '../support/redis'
+import { sharedRedisForFile } from '../support/redis'
 import { describeStoreContract } from '../support/store-contract'
 
 // connect-redis over one real Redis (REDIS_URL, or a redis-server of the specs' own), under a key
 // prefix of this spec's own: the contract every database store is held to.
-let redis: SharedRedis
-let client: Redis
-let prefix: string
-
-beforeAll(async () => {
-  redis = await sharedRedis()
-  client = redis.client()
-  await client.ping()
-  prefix = redis.prefix('database-sessions')
-})
-
-afterAll(async () => {
-  await redis.deleteKeys(prefix)
-  await redis.close()
-})
+const db = sharedRedisForFile('database-sessions')
 
 describeStoreContract('Redis (connect-redis over ioredis)', async () => ({
-  options: { redis: client, redisKeyPrefix: prefix, session: { strategy: 'database' } },
+  options: { redis: db.client, redisKeyPrefix: db.prefix, session: { strategy: 'database' } },
   stored: async (sid) => {
-    const value = await client.get(`${prefix}sess:${sid}`)
+    const value = await db.client.get(`${db.prefix}sess:${sid}`)
     return value === null ? null : (JSON.parse(value) as unknown)
   },
 }))
 
 describe('redisSessionStore, for apps that want the same store elsewhere', () => {
   it('keeps an express-session session under its prefix until its cookie expires', async () => {
-    const store = redisSessionStore(client, { prefix: `${prefix}app-sess:` })
+    const store = redisSessionStore(db.client, { prefix: `${db.prefix}app-sess:` })
     const expires = new Date(Date.now() + 60_000).toISOString()
     await callStore((done) => store.set('sid-1', { cookie: { expires }, cart: 3 }, done))
     expect(await callStore((done) => store.get('sid-1', done))).toEqual({ cookie: { expires }, cart: 3 })
-    const ttl = await client.ttl(`${prefix}app-sess:sid-1`)
+    const ttl = await db.client.ttl(`${db.prefix}app-sess:sid-1`)
     expect(ttl).toBeGreaterThan(55)
     expect(ttl).toBeLessThanOrEqual(60)
     await callStore((done) => store.destroy('sid-1', done))
-    expect(await client.exists(`${prefix}app-sess:sid-1`)).toBe(0)
+    expect(await db.client.exists(`${db.prefix}app-sess:sid-1`)).toBe(0)
   })
 
   it('refuses anything but an ioredis client, saying what to pass', () => {

@@ -93,6 +93,34 @@ export async function sharedRedis(): Promise<SharedRedis> {
   }
 }
 
+/** What sharedRedisForFile gives a spec file: filled in by its `beforeAll`, so read in tests only. */
+export interface RedisForFile {
+  redis: SharedRedis
+  /** A client of its own, answering (PINGed) before the first test. */
+  client: Redis
+  /** A key prefix of the file's own, whose keys are deleted after the last test. */
+  prefix: string
+}
+
+/**
+ * The shared Redis for one spec file: opened, with a client and a prefix, before its first test;
+ * the prefix's keys deleted and every client closed after its last. Call it at the file's top level.
+ */
+export function sharedRedisForFile(name: string): RedisForFile {
+  const file = {} as RedisForFile
+  beforeAll(async () => {
+    file.redis = await sharedRedis()
+    file.client = file.redis.client()
+    await file.client.ping()
+    file.prefix = file.redis.prefix(name)
+  })
+  afterAll(async () => {
+    await file.redis?.deleteKeys(file.prefix)
+    await file.redis?.close()
+  })
+  return file
+}
+
 /**
  * Stops this worker's shared redis-server, if it started one (for an afterAll; without it the server
  * goes when the worker does). A later `sharedRedis()` starts a new one.
