@@ -1,3 +1,4 @@
+import { types } from 'node:util'
 import { sendJson } from '../http/reply'
 import { ANSWERED_503, orAnswer503 } from '../http/unavailable'
 import { clientSession } from '../session/shape'
@@ -52,7 +53,8 @@ async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
  */
 function answer(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep: boolean): void | Promise<void> {
   const session = clientSession(record, ctx.svc.config.callbacks, ctx.svc.log)
-  if (session instanceof Promise) return session.then((shaped) => reply(ctx, cookie, record, keep, shaped))
+  // A real promise, never an answer that only looks like one (Promise.prototype, a Proxy): node's check.
+  if (types.isPromise(session)) return session.then((shaped) => reply(ctx, cookie, record, keep, shaped))
   return reply(ctx, cookie, record, keep, session)
 }
 

@@ -30,15 +30,18 @@ export function clientSession(
   if (!callbacks.session) return session
   // The callback sees whether the tokens failed (`tokenError`), never where they are (`tokens`).
   const { tokens: _where, ...visible } = record
-  let shaped: unknown
   try {
-    shaped = callbacks.session({ session, record: visible, trigger, newData })
-    // What `await` would do with a thenable; reading `then` may throw too (a hostile getter).
+    const shaped: unknown = callbacks.session({ session, record: visible, trigger, newData })
+    // What `await` would do with a thenable; reading `then` may throw too (a hostile getter), and
+    // so may checking the answer (a revoked Proxy).
     if (isThenable(shaped)) return Promise.resolve(shaped).then((answer: unknown) => checked(answer, log))
+    return checked(shaped, log)
   } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+    // Whatever the callback threw reaches the app's error handler as itself, as an async callback's
+    // rejection does.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    return Promise.reject(error)
   }
-  return checked(shaped, log)
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

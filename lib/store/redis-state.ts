@@ -52,7 +52,7 @@ function consumeOne(consumed: Promise<unknown>): Promise<number | null> {
  * the revocation keys are tracked, ./redis/tracking.ts), the time Redis last gave is answered from
  * memory and dropped as soon as Redis announces a change. Beside it, each time read is kept for
  * `delay` seconds (the revocation delay), and answered when tracking cannot vouch for the time (off,
- * or not fresh: a link or an event loop too slow for 250 ms); that copy too is dropped when Redis
+ * or not fresh: a slow link, or an event loop too late); that copy too is dropped when Redis
  * announces a change. So a revocation on any instance is seen here as soon as its invalidation
  * arrives, and never later than `delay` after the time was read; the hot path stays one look-up
  * in memory, and the instance that revokes sees it at once. A delay of 0 reads Redis every time.

@@ -45,7 +45,7 @@ it('after a cut during CLIENT TRACKING, the cache comes back on', async () => {
   const before = await gets()
   await warm(app, planted.cookie, 10)
   const reads = (await gets()) - before
-  // With the cache on: 1 GET (a few more on a loaded machine, where a PING can take over 250 ms and a
+  // With the cache on: 1 GET (a few more on a loaded machine, where a PING can take over 50 ms and a
   // read then goes to Redis); off: 10.
   expect(reads).toBeLessThanOrEqual(4)
 })

@@ -5,7 +5,7 @@ import { askSession, plantSession, redisProxy, sleep, warm, type RedisProxy } fr
 
 // Database sessions read through the client-side cache (lib/store/redis/) over a link to Redis
 // that slows down step by step: replies keep coming, each later than the last. The cache trusts
-// its invalidations only while a PING sent less than 250 ms ago has come back, so it stops answering
+// its invalidations only while a PING sent less than 50 ms ago has come back, so it stops answering
 // from memory, and a session deleted in Redis (a sign-out on another instance) is not answered
 // seconds later. (Judged by when PONGs arrived, a steady trickle kept it on forever.)
 jest.setTimeout(60_000)

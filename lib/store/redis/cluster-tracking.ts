@@ -9,7 +9,7 @@ import { LISTENER_OPTIONS, listen } from './tracking'
  * per master, each running `CLIENT TRACKING … BCAST` for the same prefixes, since each master
  * announces changes to its own keys only. The trust rules hold for the whole: a value is answered
  * from memory only while every master ioredis knows of has tracking confirmed on our connection to
- * it and a PING sent less than 250 ms ago has come back from each. Any
+ * it and a PING has come back from each recently enough (./liveness.ts). Any
  * change of the masters (a failover, a node added or removed, seen as ioredis refreshes its slots
  * or once a second) drops everything held, and reads go to Redis until the new set is confirmed; a
  * node that stops saying it is a master (asked once a second) drops everything held too and makes

@@ -16,7 +16,7 @@ export type { TrackedReads } from './held'
  * each client read, even one that does not exist).
  *
  * Nothing is answered from memory unless tracking was confirmed in the connection's current state
- * and a PING sent less than 250 ms ago has come back on it (./liveness.ts), nor held longer than 10 s
+ * and a PING has come back on it recently enough (./liveness.ts: 50 ms of waiting, 250 ms in all), nor held longer than 10 s
  * (./held.ts). Whenever the connection drops, reconnects or is replaced, everything held is dropped
  * and reads go to Redis (through `redis.run`, with its deadline and 503) until tracking is confirmed
  * again.
