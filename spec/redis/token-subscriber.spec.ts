@@ -103,3 +103,27 @@ it('two waits on one ref: the first stopping leaves the second woken by the writ
   second.stop()
   expect(vault.watching()).toBe(0)
 })
+
+it('a wait lasts its time when nothing changes, and ends at once for a change heard after the watch began but before the wait', async () => {
+  const vault = vaultOn(await named('tok-times'))
+  const ref = await vault.keep('user-3', 'sealed-1', 'fp-1', until60())
+  const started = Date.now()
+  await vault.listen()
+  // Subscribed promptly, not at the 2 s the subscription is given at most.
+  expect(Date.now() - started).toBeLessThan(1000)
+  const quiet = vault.watch(ref)
+  const before = Date.now()
+  await quiet.wait(300)
+  expect(Date.now() - before).toBeGreaterThanOrEqual(290)
+  quiet.stop()
+
+  const watch = vault.watch(ref)
+  await vault.release(ref, 'nobody')
+  // The publish reaches the subscriber between the watch and the wait (as between a read and a lock).
+  await sleep(300)
+  let heard = false
+  await Promise.race([watch.wait(30_000).then(() => (heard = true)), sleep(3000)])
+  expect(heard).toBe(true)
+  watch.stop()
+  expect(vault.watching()).toBe(0)
+})
