@@ -127,3 +127,18 @@ it('a wait lasts its time when nothing changes, and ends at once for a change he
   watch.stop()
   expect(vault.watching()).toBe(0)
 })
+
+it('Redis refusing the subscriber: listen() resolves at once (waits then run to their own deadlines), not at the 2 s it is given at most', async () => {
+  const server = own()
+  // A port nothing listens on: this file's server, stopped for the moment.
+  const client = server.client({ lazyConnect: true, retryStrategy: () => null })
+  await server.stop()
+  try {
+    const vault = vaultOn(client)
+    const started = Date.now()
+    await vault.listen()
+    expect(Date.now() - started).toBeLessThan(1000)
+  } finally {
+    await server.start()
+  }
+})
