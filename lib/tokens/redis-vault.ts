@@ -59,6 +59,8 @@ export interface TokenVault {
   watch(ref: string): Watch
   /** Starts listening for changes: resolves once subscribed, or once that failed (waits then run to their deadline). */
   listen(): Promise<void>
+  /** How many refs have waits on them now: none once every wait has stopped (what a spec counts). */
+  watching(): number
   touch(ref: string, untilSeconds: number): Promise<void>
   forget(ref: string): Promise<void>
   forgetUser(userId: string, keep: string | null): Promise<void>
@@ -161,6 +163,7 @@ export function redisVault(redis: RedisRunner, tracked: TrackedReads | null = nu
     },
     watch: waits.watch,
     listen: waits.listen,
+    watching: waits.watching,
     async touch(ref: string, untilSeconds: number) {
       if (isRef(ref)) await redis.run((client) => client.expireat(hash(ref), untilSeconds))
     },
@@ -262,5 +265,5 @@ function changeListener(redis: RedisRunner, channel: string) {
     return { wait, stop }
   }
 
-  return { listen, watch }
+  return { listen, watch, watching: () => waiting.size }
 }

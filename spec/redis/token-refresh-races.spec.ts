@@ -12,13 +12,14 @@ import { sharedRedis, untilReady, type SharedRedis } from '../support/redis'
 let redis: SharedRedis
 let prefix: string
 let vault: TokenVault
+let client: ReturnType<SharedRedis['client']>
 const ring = keyRing(['a-secret-of-at-least-32-characters-long'], 'provider-tokens')
 const set = (n: number): TokenSet => ({ provider: 'idp', accessToken: `at-${n}`, refreshToken: `rt-${n}` })
 
 beforeAll(async () => {
   redis = await sharedRedis()
   prefix = redis.prefix('token-races')
-  const client = redis.client()
+  client = redis.client()
   await untilReady(client)
   vault = redisVault(
     redisRunner(
@@ -39,13 +40,13 @@ async function kept(n: number): Promise<string> {
   return vault.keep('user', sealTokens(ring, set(n)), fingerprint(set(n)), Math.floor(Date.now() / 1000) + 60)
 }
 
-function refresher(answers: Exchanged[], over: Partial<TokenVault> = {}) {
+function refresher(answers: Exchanged[], over: Partial<TokenVault> = {}, lockMs = 3000) {
   const asked: TokenSet[] = []
   const exchange = async (from: TokenSet) => {
     asked.push(from)
     return answers.shift() ?? { ok: false as const, final: false, reason: 'no answer left' }
   }
-  return { asked, refresh: redisRefresher({ vault: { ...vault, ...over }, ring, lockMs: 3000, exchange }) }
+  return { asked, refresh: redisRefresher({ vault: { ...vault, ...over }, ring, lockMs, exchange }) }
 }
 
 it('a set replaced between the read and the lock is answered as it is: its refresh token is not spent', async () => {
@@ -112,4 +113,59 @@ it('failed for now: once the mark has run out, the next call asks the provider a
   await new Promise((resolve) => setTimeout(resolve, 2200))
   expect((await refresh.successor(ref, fingerprint(set(11))))?.set.accessToken).toBe('at-12')
   expect(asked.map((from) => from.refreshToken)).toEqual(['rt-11', 'rt-11'])
+})
+
+it('the decision is read from Redis, not from a cache that lags: the set another instance rotated is answered, its spent token not sent again', async () => {
+  const ref = await kept(13)
+  // What this instance's client-side cache holds: the set before the rotation below.
+  const held = await vault.read(ref, true)
+  const other = refresher([{ ok: true, set: set(14) }])
+  expect((await other.refresh.successor(ref, fingerprint(set(13))))?.set.accessToken).toBe('at-14')
+  // Its invalidation has not reached this instance yet (a tracking connection lagging behind).
+  const lagging = refresher([{ ok: true, set: set(15) }], {
+    read: async (at, fresh) => (fresh ? vault.read(at, true) : held),
+  })
+  const answer = await lagging.refresh.successor(ref, fingerprint(set(13)))
+  expect(answer?.set.accessToken).toBe('at-14')
+  expect(lagging.asked).toEqual([])
+  expect((await vault.read(ref, true))?.fp).toBe(fingerprint(set(14)))
+  // Every wait of the refresh stopped: nothing is left in the vault's map of waits.
+  expect(vault.watching()).toBe(0)
+})
+
+it('a lock other instances keep re-taking: the waiter gives up at its deadline (2 × lockMs + 1 s), not at once, not never', async () => {
+  const ref = await kept(16)
+  const lockKey = `${prefix}tok:{${ref}}:lock`
+  // Instance after instance takes the lock over and dies with it: it is never free for long.
+  const retake = () => client.set(lockKey, 'another-instance', 'PX', 1500)
+  await retake()
+  const retaking = setInterval(() => void retake().catch(() => undefined), 100)
+  try {
+    const { refresh, asked } = refresher([{ ok: true, set: set(17) }], {}, 500)
+    const started = Date.now()
+    await expect(refresh.successor(ref, fingerprint(set(16)))).rejects.toMatchObject({
+      code: 'ServiceUnavailable',
+      message: expect.stringContaining('did not finish in time'),
+    })
+    const took = Date.now() - started
+    expect(took).toBeGreaterThanOrEqual(1900)
+    expect(took).toBeLessThan(2600)
+    expect(asked).toEqual([])
+  } finally {
+    clearInterval(retaking)
+  }
+  expect(vault.watching()).toBe(0)
+  expect((await vault.read(ref, true))?.fp).toBe(fingerprint(set(16)))
+})
+
+it('a holder that died with the lock: the waiter takes it over when it ends, long before its own deadline', async () => {
+  const ref = await kept(18)
+  // Taken by an instance that died before it could write or let go: no publish will come.
+  await client.set(`${prefix}tok:{${ref}}:lock`, 'a-dead-instance', 'PX', 300)
+  const { refresh, asked } = refresher([{ ok: true, set: set(19) }])
+  const started = Date.now()
+  expect((await refresh.successor(ref, fingerprint(set(18))))?.set.accessToken).toBe('at-19')
+  // The lock's 300 ms, not the waiter's 7 s (2 × 3 s + 1 s).
+  expect(Date.now() - started).toBeLessThan(1500)
+  expect(asked.map((from) => from.refreshToken)).toEqual(['rt-18'])
 })
