@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
 import type { Redis } from 'ioredis'
 import { storeHealth } from '../../lib/store/health'
 import { redisRunner } from '../../lib/store/redis'
@@ -142,3 +144,21 @@ it('Redis refusing the subscriber: listen() resolves at once (waits then run to 
     await server.start()
   }
 })
+
+it("never keeps the app's process alive: one whose own client is unref'd exits once its wait is over", async () => {
+  const child = spawn(
+    process.execPath,
+    ['--require', join(__dirname, '../support/ts-child.js'), join(__dirname, 'fixtures/vault-exit-app.ts')],
+    { env: { ...process.env, REDIS_PORT: String(own().port) }, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  try {
+    const code = await Promise.race([exited, sleep(10_000).then(() => 'still running')])
+    expect({ code, output }).toEqual({ code: 0, output: 'waited\ndone\n' })
+  } finally {
+    child.kill('SIGKILL')
+  }
+}, 20_000)

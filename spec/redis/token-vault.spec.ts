@@ -124,3 +124,13 @@ it('forgetting a user ends every set of theirs, however many; a user with none t
   await expect(b.forgetUser('user-5', refs[0]!)).resolves.toBeUndefined()
   await expect(b.forgetUser('user-nobody', null)).resolves.toBeUndefined()
 })
+
+it("moves a set's expiry with its session's (a renewal), so it outlives the first one", async () => {
+  const now = Math.floor(Date.now() / 1000)
+  const renewed = await a.keep('user-touch', 'sealed-r', 'fp-r', now + 2)
+  const left = await a.keep('user-touch', 'sealed-l', 'fp-l', now + 2)
+  await a.touch(renewed, now + 60)
+  await new Promise((resolve) => setTimeout(resolve, 3100))
+  expect(await b.read(renewed, true)).toEqual({ sealed: 'sealed-r', fp: 'fp-r', failed: false })
+  expect(await b.read(left, true)).toBeNull()
+})
