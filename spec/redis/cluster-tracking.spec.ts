@@ -87,7 +87,7 @@ it('lets twelve auth() share one Cluster client without a MaxListeners warning, 
   // The slots read again reach every auth() through the one listener: each drops what it held
   // only if the masters changed (they did not), and answers from memory afterwards.
   const again = await plantSession(raw, prefix, 'Again')
-  await client.refreshSlotsCache()
+  client.refreshSlotsCache()
   await sleep(300)
   for (const app of apps) await warm(app, again.cookie)
   const after = await reads()
