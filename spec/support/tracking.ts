@@ -169,7 +169,8 @@ export function manualClock(start = 1_000_000) {
 
 /**
  * The tracked reads of keys under `prefixes` over `client` (lib/store/redis/tracking.ts) on the
- * clock `now`, once Redis has confirmed tracking on their connection.
+ * clock `now`, once Redis has confirmed tracking on their connection. The event loop's idle time
+ * (what a PONG's vouching also counts, lib/store/redis/liveness.ts) stands still with that clock.
  */
 export async function trackedReads(client: Redis, prefixes: string[], now: () => number): Promise<TrackedReads> {
   const runner = redisRunner(
@@ -178,7 +179,7 @@ export async function trackedReads(client: Redis, prefixes: string[], now: () =>
     5000,
     storeHealth(() => undefined, 'Redis'),
   )
-  const tracked = redisTracking(runner, prefixes, now)
+  const tracked = redisTracking(runner, prefixes, now, () => 0)
   if (!tracked) throw new Error('no tracking on this client')
   for (let i = 0; i < 200; i++) {
     const probe = tracked.read('probe', '', (redis) => redis.get('probe'))

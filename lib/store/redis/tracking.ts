@@ -45,12 +45,14 @@ export const LISTENER_OPTIONS = {
 /**
  * Tracking of the keys under `prefixes` (as the app's client names them, before its own
  * `keyPrefix`), for a standalone ioredis client; null for a Cluster, whose keys live on many nodes.
- * `now` is the monotonic clock in ms that freshness and the hold are measured by.
+ * `now` is the monotonic clock in ms that freshness and the hold are measured by, `idle` the event
+ * loop's idle time in ms (./liveness.ts; libuv's when not given).
  */
 export function redisTracking(
   redis: RedisRunner,
   prefixes: readonly string[],
   now: () => number = () => performance.now(),
+  idle?: () => number,
 ): TrackedReads | null {
   const main = redis.client
   if (main.isCluster) return null
@@ -61,7 +63,7 @@ export function redisTracking(
   // it reconnects ends it without an 'end'), gets no connection of ours, and no retries that would
   // keep its process alive.
   const listener = (main as Redis).duplicate(LISTENER_OPTIONS)
-  const live = liveness(() => listener.ping(), now)
+  const live = liveness(() => listener.ping(), now, idle)
   const held = heldValues(redis, live, now)
   const reset = listen(listener, (main as Redis).options.keyPrefix ?? '', prefixes, { live, held, now })
   keepConnected(main, listener, live, reset)
