@@ -4,7 +4,7 @@
  * to sign in again (`401 { error: 'SessionRequired', url }` at the options request, the sign-in page
  * at the answer), adds nothing and raises no event; a session signed in since adds its passkey, and
  * `events.passkeyAdded` fires once with the user, the credential ID and the session's handle (null
- * for cookie sessions), never key material. An event that throws or rejects breaks nothing. Sign-out
+ * for cookie sessions and sign-ups), never key material. An event that throws or rejects breaks nothing. Sign-out
  * everywhere leaves passkeys where they are; the app deletes one with `deletePasskey`.
  */
 import session from 'express-session'
@@ -112,6 +112,25 @@ describe('events.passkeyAdded', () => {
       expect(events).toEqual([{ userId: 'email:db@example.com', passkeyId: passkey!.id, handle: device!.handle }])
     } finally {
       await database.close()
+    }
+  })
+
+  it('fires for a passkey-first sign-up too, with no handle: its session comes after its passkey', async () => {
+    const events: unknown[] = []
+    const signUp = await startPasskeyService(
+      { signUp: true },
+      { events: { passkeyAdded: (message) => void events.push(message) } },
+    )
+    try {
+      const browser = new Browser(signUp)
+      const asked = await askOptions(signUp, browser, { action: 'register', email: 'new@example.com' })
+      const answer = new SoftAuthenticator(signUp.origin).create(asked.body.options as never)
+      expect(await postAnswer(signUp, browser, 'register', answer)).toMatchObject({ session: true })
+      expect(events).toEqual([{ userId: expect.stringMatching(/^passkey:/), passkeyId: answer.id, handle: null }])
+      const { userId } = events[0] as { userId: string }
+      expect((await signUp.router.listPasskeys(userId)).map((passkey) => passkey.id)).toEqual([answer.id])
+    } finally {
+      await signUp.close()
     }
   })
 
