@@ -74,7 +74,9 @@ export function auth(options?: AuthOptions): AuthRouter {
     ? withTokenCleanup(sessionStore(config, server), tokens.vault)
     : sessionStore(config, server)
   const email = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
-  const passkey = createPasskeyRuntime(config.providers, config.secrets, config.log, redis, config.base)
+  const handles = keyRing(config.secrets, 'session-handle')
+  const handleOf = handleOfToken(sessions, handles)
+  const passkey = createPasskeyRuntime(config.providers, config.secrets, config.log, redis, config.base, handleOf)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
@@ -101,9 +103,8 @@ export function auth(options?: AuthOptions): AuthRouter {
       state: keyRing(config.secrets, 'oauth-state'),
     }),
   })
-  const handles = keyRing(config.secrets, 'session-handle')
   const devices = createDevices(sessions, handles, state.revocations, config.session.maxLifetime)
-  const helpers = { ...createHelpers(svc, handleOfToken(sessions, handles)), ...createCsrfHelpers(svc) }
+  const helpers = { ...createHelpers(svc, handleOf), ...createCsrfHelpers(svc) }
   return Object.assign(createRouter(svc), helpers, devices, createPasskeyHelpers(passkey))
 }
 

@@ -34,6 +34,7 @@ export type LogEvent =
   | 'tokens.warning'
   | 'passkey.added'
   | 'passkey.refused'
+  | 'passkey.reauth'
   | 'passkey.cloned'
 
 export interface LogEntry {

@@ -63,12 +63,22 @@
     return json
   }
 
+  // Null when the user is sent to sign in again first: a session signed in too long ago adds no
+  // passkey (`401 { error: 'SessionRequired', url }`), and the sign-in page comes back to this one.
   function fetchOptions(form, action) {
     var url = form.getAttribute('data-passkey-options') + '?action=' + action
+    if (action === 'register') url += '&callbackUrl=' + encodeURIComponent(window.location.href)
     return fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } }).then(function (res) {
+      if (res.status === 401 && action === 'register') return res.json().then(signInAgain)
       if (!res.ok) throw new Error('options ' + res.status)
       return res.json()
     })
+  }
+
+  function signInAgain(body) {
+    if (!body || body.error !== 'SessionRequired' || typeof body.url !== 'string') throw new Error('options 401')
+    window.location.assign(body.url)
+    return null
   }
 
   // A page of the app's own may leave the CSRF token out (`data-passkey-csrf` names {base}/csrf):
@@ -104,6 +114,7 @@
   function ceremony(form, mediation) {
     var action = form.getAttribute('data-passkey-action') || 'authenticate'
     return fetchOptions(form, action).then(function (answer) {
+      if (answer === null) return null
       if (answer.action === 'register') {
         return navigator.credentials.create({ publicKey: creationOptions(answer.options) })
       }

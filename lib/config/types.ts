@@ -119,6 +119,7 @@ export const EVENT_NAMES = [
   'tokenRefreshed',
   'tokenRefreshFailed',
   'passkeyCloned',
+  'passkeyAdded',
 ] as const
 
 export interface Events {
@@ -135,6 +136,14 @@ export interface Events {
     storedCounter: number
     receivedCounter: number
   }) => void | Promise<void>
+  /**
+   * A passkey was added: by a signed-in user (who signed in within `passkey({ registrationMaxAge })`),
+   * or by a visitor's passkey-first sign-up. `handle`: the `listSessions` handle of the session that
+   * added it (database sessions); null for cookie sessions and for a sign-up, whose session comes
+   * after its passkey. Never the key itself. Tell the user ("a passkey was added to your account"):
+   * a passkey outlives sign-out everywhere.
+   */
+  passkeyAdded?: (message: { userId: string; passkeyId: string; handle: string | null }) => void | Promise<void>
   /**
    * An OpenID Connect provider's back-channel logout ended sessions of these users: the database
    * sessions its session (`sid`) signed in, or every session of the users its subject signed in (and

@@ -141,6 +141,8 @@ export interface PasskeyProvider extends ProviderInfo {
   readonly signUp: boolean
   /** Seconds a ceremony's challenge lives. */
   readonly challengeMaxAge: number
+  /** Seconds after signing in during which a user may add a passkey; older sessions sign in again first. */
+  readonly registrationMaxAge: number
   /** The app's own store; Redis's (with `redis`) or this process's memory when absent. */
   readonly store: PasskeyStore | undefined
 }

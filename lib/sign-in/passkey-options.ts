@@ -5,13 +5,16 @@ import { hasControls } from '../logger'
 import { authenticationOptions, registrationOptions } from '../providers/passkey/ceremony'
 import type { PasskeyRuntime } from '../providers/passkey/runtime'
 import { relyingParty, startCeremony } from './passkey-challenge'
+import { logSignInAgain, signInAgainUrl, signedInRecently } from './passkey-recent'
 
 /**
  * GET /webauthn-options/:provider, what NextAuth v5's passkey client asks first: `action=register`
  * (a signed-in user adds a passkey; or, with `signUp`, a visitor creates an account with one),
  * anything else absent or `authenticate` (sign in with a discoverable credential). Answers
  * `{ action, options }` and sets the ceremony's cookie. The client reads only `ok`, so a refusal is
- * a 400 with `{ error }`, as Auth.js answers.
+ * a 400 with `{ error }`, as Auth.js answers; a session signed in longer ago than
+ * `registrationMaxAge` gets `401 { error: 'SessionRequired', url }`, the sign-in page to go to first
+ * (the service's passkey script goes there; the v5 client logs the answer).
  */
 export async function passkeyOptions(ctx: Context, runtime: PasskeyRuntime): Promise<void> {
   const action = ctx.query.get('action')
@@ -24,6 +27,10 @@ export async function passkeyOptions(ctx: Context, runtime: PasskeyRuntime): Pro
   }
   const record = await ctx.svc.sessions.read(ctx.sessionCookie())
   if (record) {
+    if (!signedInRecently(record, runtime)) {
+      logSignInAgain(ctx, record, 'options request')
+      return sendJson(ctx.res, 401, JSON.stringify({ error: 'SessionRequired', url: await signInAgainUrl(ctx) }), true)
+    }
     const { userId } = record
     const user = { name: record.user.name ?? null, email: record.user.email ?? null, image: record.user.image ?? null }
     const handle = await runtime.store.userHandle(userId, randomToken(32))

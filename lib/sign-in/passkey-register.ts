@@ -1,15 +1,19 @@
 import type { Context } from '../context'
+import { readChunked } from '../http/chunked-cookie'
 import { verifyRegistration, type Expected } from '../providers/passkey/ceremony'
 import { modelOf } from '../providers/passkey/aaguid'
 import type { PasskeyRuntime } from '../providers/passkey/runtime'
 import type { StoredPasskey } from '../store/passkeys'
 import { completeSignIn } from './complete'
 import { refuse, type Ceremony } from './passkey-challenge'
+import { logSignInAgain, signInAgainUrl, signedInRecently } from './passkey-recent'
 
 /**
- * A registration answer: a signed-in user adds a passkey (the same user must still be signed in),
- * or, with `signUp`, a visitor's new account begins with one (the signIn callback decides, and the
- * passkey is kept only once it allowed). A credential ID that exists is refused.
+ * A registration answer: a signed-in user adds a passkey (the same user must still be signed in,
+ * recently: within `registrationMaxAge` of signing in, plus the challenge's life to answer; else to
+ * the sign-in page first), or, with `signUp`, a visitor's new account begins with one (the signIn
+ * callback decides, and the passkey is kept only once it allowed). A credential ID that exists is
+ * refused. `events.passkeyAdded` follows every passkey kept.
  */
 export async function addPasskey(
   ctx: Context,
@@ -23,6 +27,10 @@ export async function addPasskey(
   if (userId !== undefined) {
     const record = await ctx.svc.sessions.read(ctx.sessionCookie())
     if (record?.userId !== userId) return refuse(ctx, 'a registration whose user is no longer signed in')
+    if (!signedInRecently(record, runtime, runtime.provider.challengeMaxAge)) {
+      logSignInAgain(ctx, record, 'registration')
+      return ctx.redirect(await signInAgainUrl(ctx), 401)
+    }
   } else if (!runtime.provider.signUp) return refuse(ctx, 'a sign-up, which passkey() does not allow')
   const result = await verifyRegistration(data, expected)
   if (!result.ok) return refuse(ctx, `a registration that does not verify (${result.reason.slice(0, 100)})`)
@@ -48,6 +56,10 @@ export async function addPasskey(
     if (userId === undefined) await runtime.store.userHandle(owner, handle)
     if (!(await runtime.store.create(passkey(owner)))) return false
     ctx.svc.log('info', 'passkey.added', 'a passkey was added', { ...ctx.svc.userForLog(owner) })
+    // The session that added it, when it is one the device list names (a sign-up's comes after it).
+    const token = userId === undefined ? null : readChunked(ctx.cookies, ctx.cookieSet.sessionToken.name)
+    const added = { userId: owner, passkeyId: result.id, handle: token === null ? null : runtime.sessionHandle(token) }
+    await ctx.emit('passkeyAdded', ctx.svc.config.events.passkeyAdded, added)
     return true
   }
   if (userId !== undefined) {

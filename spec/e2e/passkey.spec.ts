@@ -2,8 +2,9 @@
  * Passkeys in Chromium with its virtual authenticator (DevTools protocol): alice signs in through
  * the demo's identity provider, adds a passkey on the home page, signs out, and signs in again with
  * the built-in page's "Sign in with a passkey" button, then with the browser's autofill of the
- * e-mail field. No page sees a script error, a console error or a CSP violation (the harness fails
- * the test on any), and every page but the sign-in page and the demo's home page runs no script.
+ * e-mail field; the home page's script sends a session too old to add one to sign in again. No page
+ * sees a script error, a console error or a CSP violation (the harness fails the test on any), and
+ * every page but the sign-in page and the demo's home page runs no script.
  */
 import type { CDPSession, Page } from 'playwright-core'
 import { useDemoInBrowser, type Tab } from './harness'
@@ -142,6 +143,25 @@ describe('the demo in Chromium: passkeys', () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
     await page.getByText('Signed in as Alice Example (alice@example.com).').waitFor()
     expect(page.url()).toBe(`${origin}/client`)
+  })
+
+  it('sends a user whose session signed in too long ago to the sign-in page, which comes back to this page', async () => {
+    const { origin, base } = browser.demo
+    const tab = await browser.newTab()
+    const { page } = tab
+    await addAuthenticator(tab)
+    await signInAsAlice(page)
+    // The demo's session is fresh: the service's answer to an old one (spec/flows/passkey-registration
+    // .spec.ts) is played to the page's script as the service sends it.
+    const options = `${base}/webauthn-options/passkey?action=register&callbackUrl=${encodeURIComponent(`${origin}/`)}`
+    const signInAgain = `${base}/signin?${new URLSearchParams({ callbackUrl: `${origin}/`, error: 'SessionRequired' }).toString()}`
+    tab.expectStatus(options, 401)
+    await page.route(options, (route) =>
+      route.fulfill({ status: 401, json: { error: 'SessionRequired', url: signInAgain } }),
+    )
+    await page.getByRole('button', { name: 'Add a passkey' }).click()
+    await page.waitForURL(signInAgain)
+    await page.getByText('Please sign in to access this page.').waitFor()
   })
 
   it('keeps every page but the sign-in page and the home page without script', async () => {

@@ -4,7 +4,7 @@
 // Plain JavaScript on purpose, like examples/idp/server.mjs: the project's TypeScript program has no
 // DOM library and no React types, and the browser specs (spec/e2e/client.spec.ts) run this page.
 
-/* global URL */
+/* global URL, URLSearchParams */
 import { useState } from 'react'
 import { createRoot } from 'react-dom/client'
 import { SessionProvider, signIn, signOut, useSession } from 'next-auth/react'
@@ -20,9 +20,28 @@ function pictureUrl(image, pictureOrigin) {
   return url.protocol === 'https:' || url.origin === pictureOrigin ? url.href : null
 }
 
+/**
+ * signIn('passkey', { action: 'register' }) without its redirect, so that a refusal can be told
+ * apart: the v5 client answers undefined (and logs the service's answer) when the options request
+ * was refused, as it is for a session signed in longer ago than `registrationMaxAge` (the demo's
+ * default, five minutes), and `{ error }` when the answer was; else the passkey was added.
+ */
+async function addPasskey(onRefused) {
+  const result = await passkeySignIn('passkey', { action: 'register', redirect: false })
+  if (result && !result.error) window.location.reload()
+  else onRefused()
+}
+
+/** The sign-in page, and back here: a fresh sign-in may add a passkey. */
+function signInAgainUrl() {
+  const query = new URLSearchParams({ callbackUrl: window.location.href })
+  return `${root.dataset.basePath}/signin?${query}`
+}
+
 function SessionPanel({ pictureOrigin }) {
   const { data: session, status, update } = useSession()
   const [name, setName] = useState('')
+  const [passkeyRefused, setPasskeyRefused] = useState(false)
   const user = session?.user
   const picture = pictureUrl(user?.image, pictureOrigin)
   return (
@@ -55,13 +74,17 @@ function SessionPanel({ pictureOrigin }) {
               Change name
             </button>
           </form>
-          <button
-            className="button"
-            type="button"
-            onClick={() => void passkeySignIn('passkey', { action: 'register' })}
-          >
+          <button className="button" type="button" onClick={() => void addPasskey(() => setPasskeyRefused(true))}>
             Add a passkey
           </button>
+          {passkeyRefused ? (
+            <div className="alert" role="alert">
+              <p>
+                Adding a passkey did not work. It needs a sign-in of the last five minutes: if yours is older,{' '}
+                <a href={signInAgainUrl()}>sign in again</a> first, then add it.
+              </p>
+            </div>
+          ) : null}
           <button className="button" type="button" onClick={() => void signOut()}>
             Sign out
           </button>

@@ -20,6 +20,13 @@ export interface PasskeyOptions {
   signUp?: boolean
   /** Seconds a challenge lives, from the options request to the answer. Default 300. */
   challengeMaxAge?: number
+  /**
+   * Seconds after signing in during which a user may add a passkey (30 to 3600). An older session
+   * is sent to sign in again first, so that a copied session cookie cannot plant a passkey of its
+   * own, which would outlive sign-out everywhere. Default 300: a user who signs in to add one has
+   * time to find the page; a cookie stolen later is refused.
+   */
+  registrationMaxAge?: number
   /** Where passkeys are kept: your own database. Default: Redis when `redis` is set, else memory. */
   store?: PasskeyStore
   /**
@@ -35,6 +42,7 @@ const KEYS = [
   'relyingPartyName',
   'signUp',
   'challengeMaxAge',
+  'registrationMaxAge',
   'store',
   'dangerouslyAllowWithoutUserVerification',
 ]
@@ -58,11 +66,14 @@ export function passkey(options: PasskeyOptions = {}): PasskeyProvider {
     if (typeof value !== 'boolean') throw new ConfigurationError(`\`${where}.${option}\` must be true or false`)
     return value
   }
-  const maxAge = options.challengeMaxAge ?? 300
-  if (typeof maxAge !== 'number' || !Number.isInteger(maxAge) || maxAge < 30 || maxAge > 600)
-    throw new ConfigurationError(
-      `\`${where}.challengeMaxAge\` must be a whole number of seconds from 30 to 600; got ${JSON.stringify(maxAge)}`,
-    )
+  const seconds = (value: unknown, option: string, max: number) => {
+    if (value === undefined) return 300
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 30 || value > max)
+      throw new ConfigurationError(
+        `\`${where}.${option}\` must be a whole number of seconds from 30 to ${max}; got ${JSON.stringify(value)}`,
+      )
+    return value
+  }
   const store: unknown = options.store
   if (store !== undefined && !(isRecord(store) && STORE_METHODS.every((method) => typeof store[method] === 'function')))
     throw new ConfigurationError(
@@ -81,7 +92,8 @@ export function passkey(options: PasskeyOptions = {}): PasskeyProvider {
       ? ('preferred' as const)
       : ('required' as const),
     signUp: flag(options.signUp, 'signUp'),
-    challengeMaxAge: maxAge,
+    challengeMaxAge: seconds(options.challengeMaxAge, 'challengeMaxAge', 600),
+    registrationMaxAge: seconds(options.registrationMaxAge, 'registrationMaxAge', 3600),
     store: store as PasskeyStore | undefined,
   })
 }

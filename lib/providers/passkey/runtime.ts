@@ -15,6 +15,8 @@ export interface PasskeyRuntime {
   readonly challenges: ChallengeStore
   /** The challenge's store key is HMAC(cookie value): a dump of the store names no browser's cookie. */
   readonly challengeKeys: KeyRing
+  /** The `listSessions` handle of the session a cookie's token names (null for cookie sessions), for `passkeyAdded`. */
+  readonly sessionHandle: (token: string) => string | null
 }
 
 /**
@@ -28,6 +30,7 @@ export function createPasskeyRuntime(
   log: Log,
   redis: RedisRunner | null,
   base: BaseUrl | null,
+  sessionHandle: (token: string) => string | null,
 ): PasskeyRuntime | null {
   const provider = providers.find((p) => p.type === 'webauthn')
   if (!provider) return null
@@ -55,6 +58,7 @@ export function createPasskeyRuntime(
     store: provider.store ?? (redis ? redisPasskeyStore(redis) : memoryPasskeyStore()),
     challenges: redis ? redisChallengeStore(redis) : memoryChallengeStore(),
     challengeKeys: keyRing(secrets, 'passkey-challenge'),
+    sessionHandle,
   })
 }
 

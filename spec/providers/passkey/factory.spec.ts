@@ -25,6 +25,7 @@ describe('passkey()', () => {
       userVerification: 'required',
       signUp: false,
       challengeMaxAge: 300,
+      registrationMaxAge: 300,
     })
   })
 
@@ -34,6 +35,12 @@ describe('passkey()', () => {
     )
     expect(configError(() => passkey({ challengeMaxAge: 3600 }))).toMatch(
       /`providers\["passkey"\].challengeMaxAge` must be a whole number of seconds from 30 to 600; got 3600/,
+    )
+    expect(configError(() => passkey({ registrationMaxAge: 86_400 }))).toBe(
+      '`providers["passkey"].registrationMaxAge` must be a whole number of seconds from 30 to 3600; got 86400',
+    )
+    expect(configError(() => auth({ url: URL, secret: SECRET, providers: [passkey({ registrationMaxAge: 0 })] }))).toBe(
+      '`providers["passkey"].registrationMaxAge` must be a whole number of seconds from 30 to 3600; got 0',
     )
     expect(configError(() => passkey({ store: {} as never }))).toMatch(
       /`providers\["passkey"\].store` must be a PasskeyStore: an object with create\(\), get\(\)/,
