@@ -7,7 +7,7 @@ import { EVENT_NAMES, type AuthOptions, type Callbacks, type Events, type Pages 
 import { isRecord } from '../util/object'
 import type { ExpressSessionStore } from '../store/express-session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
-import { resolveRequestRateLimit, type RequestRateLimit } from './limits'
+import { resolveBodyLimit, resolveRequestRateLimit, type RequestRateLimit } from './limits'
 import { resolveOrigins } from './origins'
 import { notRead } from './nextauth-variables'
 import { parseHttpUrl } from '../urls/http-url'
@@ -295,12 +295,4 @@ function resolveClient(value: unknown): '{}' | 'null' {
   throw new ConfigurationError(
     `\`nextAuthClient\` must be 'v4' (also right for the v3 client) or 'v5'; got ${describe(value)}`,
   )
-}
-
-function resolveBodyLimit(value: unknown): number {
-  if (value === undefined) return 64 * 1024
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1024) {
-    throw new ConfigurationError(`\`bodyLimit\` must be a whole number of bytes, 1024 or more; got ${describe(value)}`)
-  }
-  return value
 }

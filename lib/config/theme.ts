@@ -81,7 +81,8 @@ function cssColor(value: unknown, option: string): string | undefined {
   )
 }
 
-// Whitespace, quotes, angle brackets and backslashes have no place in a logo's address.
+// Whitespace, control characters, quotes, angle brackets and backslashes have no place in a logo's address.
+// eslint-disable-next-line no-control-regex -- the control characters are what it refuses
 const URL_CHARACTERS = /^[^\s"'<>\\`\u0000-\u001f\u007f]+$/
 const SCHEME = /^[a-z][a-z\d+.-]*:/i
 
