@@ -85,6 +85,10 @@ function cssColor(value: unknown, option: string): string | undefined {
 // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
 const URL_CHARACTERS = /^[^\s"'<>\\`\u0000-\u001f\u007f]+$/
 const SCHEME = /^[a-z][a-z\d+.-]*:/i
+// The origin goes into the CSP as a source: a host of letters, digits, dots and hyphens (IDNs come
+// as punycode), or an IPv6 literal, and a port. The URL parser keeps `;` and `,` in a host, which a
+// source list would split into a directive of its own.
+const CSP_ORIGIN = /^https:\/\/(?:[a-z\d-]+(?:\.[a-z\d-]+)*|\[[\da-f:.]+\])(?::\d{1,5})?$/
 
 /** The logo's address and the CSP `img-src` source that lets the pages load it. */
 function resolveLogo(value: unknown): Pick<PageTheme, 'logo' | 'logoSource'> {
@@ -99,7 +103,7 @@ function resolveLogo(value: unknown): Pick<PageTheme, 'logo' | 'logoSource'> {
   } catch {
     throw new ConfigurationError(`\`theme.logo\` must be ${fix}; got ${describe(value)}`)
   }
-  if (url.protocol !== 'https:' || url.username !== '' || url.password !== '')
+  if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || !CSP_ORIGIN.test(url.origin))
     throw new ConfigurationError(`\`theme.logo\` must be ${fix}; got ${describe(value)}`)
   return { logo: url.href, logoSource: url.origin }
 }

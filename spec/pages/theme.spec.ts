@@ -157,6 +157,9 @@ describe('theme.logo', () => {
     ['https://user:pass@cdn.example.com/logo.svg'],
     ['https://cdn.example.com/logo.svg\nSet-Cookie: x'],
     ['https://'],
+    // A host the URL parser lets through but a CSP source list would split: a directive of its own.
+    ['https://cdn.example.com;script-src/logo.svg'],
+    ['https://cdn.example.com,evil/logo.svg'],
   ])('refuses %j at auth(), naming the option', (logo) => {
     expect(configError(() => start({ logo }))).toMatch(
       /^`theme\.logo` must be an https URL such as 'https:\/\/example.com\/logo.svg', or a path on this site such as '\/logo.svg'; got /,
