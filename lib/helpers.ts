@@ -153,7 +153,7 @@ export function createHelpers(
       // The store does not answer: a 503 of ours (the page or `{"error":"ServiceUnavailable"}`),
       // not a 500 of the app's; anything else is the app's own error (its session callback's).
       if (isAuthError(error) && error.code === 'ServiceUnavailable')
-        return sendError(req, res, error, errorAnswer(svc.languages, config.base?.href, req, res))
+        return sendError(req, res, error, errorAnswer(svc.languages, config.base?.href, req, res, config.theme))
       return next(error)
     }
     if (found && session) {
@@ -164,7 +164,7 @@ export function createHelpers(
     const service = serviceOf(req)
     if (service === null) {
       return sendError(req, res, new AuthError('InvalidHost', 'the Host header is not a host name'), {
-        messages: errorAnswer(svc.languages, config.base?.href, req, res).messages,
+        messages: errorAnswer(svc.languages, config.base?.href, req, res, config.theme).messages,
       })
     }
     if (answer === 'status' || (answer === 'auto' && !isNavigation(req))) return sendJson(res, 401, '{}', true)

@@ -47,6 +47,7 @@ export type {
   SessionUser,
   SignInCallbackParams,
   SignInResult,
+  Theme,
   TokenRefreshMessage,
 } from './config/types'
 export type { AccessToken, GetAccessTokenOptions } from './tokens'

@@ -95,7 +95,7 @@ export function createRouter(svc: Services): Router {
       .catch((err: unknown) => {
         if (!isAuthError(err)) return next(err)
         if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
-        sendError(req, res, err, errorAnswer(svc.languages, svc.config.base?.href, req, res))
+        sendError(req, res, err, errorAnswer(svc.languages, svc.config.base?.href, req, res, svc.config.theme))
       })
       .catch(next)
   })
@@ -123,7 +123,7 @@ async function dispatch(
   if (!handler) {
     const allow = [route.GET ? 'GET, HEAD' : '', route.POST ? 'POST' : ''].filter(Boolean).join(', ')
     return sendError(req, res, new AuthError('MethodNotAllowed', 'method not allowed'), {
-      ...errorAnswer(svc.languages, svc.config.base?.href, req, res),
+      ...errorAnswer(svc.languages, svc.config.base?.href, req, res, svc.config.theme),
       headers: { Allow: allow },
     })
   }

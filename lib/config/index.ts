@@ -7,11 +7,12 @@ import { EVENT_NAMES, type AuthOptions, type Callbacks, type Events, type Pages 
 import { isRecord } from '../util/object'
 import type { ExpressSessionStore } from '../store/express-session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
-import { resolveRequestRateLimit, type RequestRateLimit } from './limits'
+import { resolveBodyLimit, resolveRequestRateLimit, type RequestRateLimit } from './limits'
 import { resolveOrigins } from './origins'
 import { notRead } from './nextauth-variables'
 import { parseHttpUrl } from '../urls/http-url'
 import { resolveLanguages, type Languages } from '../pages/languages'
+import { resolveTheme, type ResolvedTheme } from './theme'
 import {
   checkFunctions,
   checkKeys,
@@ -57,6 +58,8 @@ export interface ResolvedConfig {
   readonly requestRateLimit: RequestRateLimit
   /** The texts of the pages and the sign-in mail: English, the `languages` merged over it, and how a request picks one. */
   readonly languages: Languages
+  /** `theme`: the built-in pages' colour scheme, colours and logo (lib/config/theme.ts). */
+  readonly theme: ResolvedTheme
   readonly log: Log
 }
 
@@ -84,6 +87,8 @@ const OPTIONS = [
   // Checked and merged over the English texts by lib/pages/languages.ts.
   'languages',
   'language',
+  // NextAuth's `theme` for the built-in pages: lib/config/theme.ts.
+  'theme',
   'dangerouslyAllowInsecureCookies',
 ] as const
 
@@ -163,6 +168,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     storeTimeout: optionalMilliseconds(options.storeTimeout, 'storeTimeout', 1000),
     requestRateLimit: resolveRequestRateLimit(options.requestRateLimit),
     languages: resolveLanguages(options.languages, options.language),
+    theme: resolveTheme(options.theme),
     log,
   })
 }
@@ -289,12 +295,4 @@ function resolveClient(value: unknown): '{}' | 'null' {
   throw new ConfigurationError(
     `\`nextAuthClient\` must be 'v4' (also right for the v3 client) or 'v5'; got ${describe(value)}`,
   )
-}
-
-function resolveBodyLimit(value: unknown): number {
-  if (value === undefined) return 64 * 1024
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1024) {
-    throw new ConfigurationError(`\`bodyLimit\` must be a whole number of bytes, 1024 or more; got ${describe(value)}`)
-  }
-  return value
 }

@@ -34,3 +34,12 @@ function wholeNumber(value: unknown, option: string, fallback: number, max: numb
   }
   return value
 }
+
+/** `bodyLimit`: bytes a POST body may have. Default 64 KB. */
+export function resolveBodyLimit(value: unknown): number {
+  if (value === undefined) return 64 * 1024
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1024) {
+    throw new ConfigurationError(`\`bodyLimit\` must be a whole number of bytes, 1024 or more; got ${describe(value)}`)
+  }
+  return value
+}

@@ -274,4 +274,18 @@ export interface AuthOptions {
   language?: string
   /** Allows `cookies.*.options.secure: false` on an https service. Never in production. */
   dangerouslyAllowInsecureCookies?: boolean
+  /** The built-in pages' look, as NextAuth's `theme`: colour scheme, brand colour, logo, button text colour. */
+  theme?: Theme
+}
+
+/** NextAuth's `theme` option for the built-in pages (docs/options.md, "Pages and theme"). */
+export interface Theme {
+  /** 'auto' (default): the reader's `prefers-color-scheme`; 'light' or 'dark': always that one. */
+  colorScheme?: 'auto' | 'light' | 'dark'
+  /** A CSS colour (`'#346df1'`) for the pages' own buttons and the card's top edge. */
+  brandColor?: string
+  /** An image above the card: an https URL, or a path on this site (`'/logo.svg'`). */
+  logo?: string
+  /** A CSS colour for the text on the pages' own buttons (those `brandColor` colours). */
+  buttonText?: string
 }

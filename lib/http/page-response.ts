@@ -26,13 +26,23 @@ export function renderPage<V extends ViewName>(
 }
 
 /** The error page for callers that know only a status and a code; `base` adds style and a sign-in link. */
-export function renderErrorPage(res: Response, status: number, code: string, base?: string, messages?: Messages): void {
-  renderPage(res, status, 'error', base === undefined ? { code } : { code, base }, messages ? { messages } : {})
+export function renderErrorPage(
+  res: Response,
+  status: number,
+  code: string,
+  base?: string,
+  messages?: Messages,
+  theme?: RenderOptions['theme'],
+): void {
+  renderPage(res, status, 'error', base === undefined ? { code } : { code, base }, {
+    ...(messages && { messages }),
+    ...(theme && { theme }),
+  })
 }
 
-/** `GET {base}/assets/style.css`: the pages' only stylesheet, cacheable for a day. */
-export function sendStylesheet(res: Response): void {
-  sendAsset(res, STYLESHEET, 'text/css; charset=utf-8')
+/** `GET {base}/assets/style.css`: the pages' only stylesheet (with `theme`'s colours), cacheable for a day. */
+export function sendStylesheet(res: Response, stylesheet: Asset = STYLESHEET): void {
+  sendAsset(res, stylesheet, 'text/css; charset=utf-8')
 }
 
 /** `GET {base}/assets/passkey.js`: the sign-in page's passkey script, the only script of the pages. */

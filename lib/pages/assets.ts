@@ -1,12 +1,8 @@
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { VIEWS_DIR } from './render'
+import { VIEWS_DIR, type Asset } from './render'
 
-/** A file the pages load from our own routes, and its ETag (size and modification time). */
-export interface Asset {
-  readonly body: Buffer
-  readonly etag: string
-}
+export type { Asset } from './render'
 
 function asset(name: string): Asset {
   const file = path.join(VIEWS_DIR, name)

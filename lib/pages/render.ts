@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as ejs from 'ejs'
 import { en, errorText, format, signinAlert, type Messages, type ViewName } from './messages'
+import { brandOf } from './brands'
 
 export type { ViewName } from './messages'
 
@@ -63,6 +64,29 @@ export interface ViewData {
   'email-confirm': EmailConfirmData
 }
 
+/** A file the pages load from our own routes, and its ETag. */
+export interface Asset {
+  readonly body: Buffer
+  readonly etag: string
+}
+
+/**
+ * What the pages take from `theme` (lib/config/theme.ts checks it): the colour scheme, as a class
+ * on `<html>` that views/style.css reads; the logo, as an `<img>` above the card; and the
+ * stylesheet, which carries the app's colours. No colour is ever written into a page: the CSP keeps
+ * `style-src 'self'`, with no inline style at all.
+ */
+export interface PageTheme {
+  /** 'auto': the reader's `prefers-color-scheme`; 'light' or 'dark': always that one. */
+  readonly colorScheme: 'auto' | 'light' | 'dark'
+  /** An https URL or a path on the site, shown above the card. */
+  readonly logo?: string
+  /** The CSP `img-src` source that the logo needs: its origin, or `'self'`. */
+  readonly logoSource?: string
+  /** `GET /assets/style.css`: views/style.css, then the app's colours. */
+  readonly stylesheet: Asset
+}
+
 export interface RenderOptions {
   /** `Cache-Control: private, no-cache, no-store`. Default: on for the pages that carry a token. */
   readonly noStore?: boolean
@@ -70,6 +94,8 @@ export interface RenderOptions {
   readonly formAction?: readonly string[] | null
   /** The language's texts (lib/pages/languages.ts). Default: English. */
   readonly messages?: Messages
+  /** `theme`'s colour scheme and logo (lib/config/theme.ts). Default: the reader's scheme, no logo. */
+  readonly theme?: Pick<PageTheme, 'colorScheme' | 'logo' | 'logoSource'>
 }
 
 interface Model {
@@ -81,7 +107,7 @@ type Models = { readonly [V in ViewName]: (t: Messages, data: ViewData[V]) => Mo
 
 /** What each view may use: the keys of its model's locals (strict mode: anything else throws). */
 const LOCALS: Readonly<Record<ViewName | 'layout', readonly string[]>> = {
-  layout: ['t', 'title', 'stylesheet', 'body'],
+  layout: ['t', 'title', 'stylesheet', 'body', 'scheme', 'logo'],
   signin: ['t', 'fmt', 'csrfToken', 'callbackUrl', 'oauthProviders', 'emailProvider', 'alert', 'email', 'passkey'],
   signout: ['t', 'base', 'csrfToken', 'callbackUrl'],
   error: ['t', 'text', 'signinUrl'],
@@ -95,7 +121,7 @@ const MODELS: Models = {
     locals: {
       csrfToken,
       callbackUrl,
-      oauthProviders: providers.filter((p) => p.type === 'oauth'),
+      oauthProviders: providers.filter((p) => p.type === 'oauth').map((p) => ({ ...p, brand: brandOf(p.id) })),
       emailProvider: providers.find((p) => p.type === 'email'),
       alert: error ? signinAlert(t, error) : undefined,
       email: email ?? '',
@@ -164,12 +190,14 @@ const CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancest
 /**
  * A page's Content-Security-Policy. `formAction`: the origins besides the page's own that its forms
  * (and the redirects after them) may reach; none given: `form-action 'none'` (a page without a form);
- * null: no `form-action` at all (a destination is not known).
+ * null: no `form-action` at all (a destination is not known). `image`: the `img-src` of `theme.logo`.
  */
-export function pageCsp(formAction?: readonly string[] | null, script?: string): string {
+export function pageCsp(formAction?: readonly string[] | null, script?: string, image?: string): string {
   // The sign-in page with a passkey provider runs our one script, named by its full URL, and it
   // talks to our own routes only; every other page stays without script.
-  const csp = script === undefined ? CSP : `${CSP}; script-src ${script}; connect-src 'self'`
+  const scripted = script === undefined ? CSP : `${CSP}; script-src ${script}; connect-src 'self'`
+  // `theme.logo`: the one image, from its own origin (or 'self' for a path on the site).
+  const csp = image === undefined ? scripted : `${scripted}; img-src ${image}`
   if (formAction === null) return csp
   if (formAction === undefined) return `${csp}; form-action 'none'`
   return `${csp}; form-action ${["'self'", ...formAction].join(' ')}`
@@ -189,10 +217,13 @@ export function renderView<V extends ViewName>(view: V, data: ViewData[V], optio
   const body = TEMPLATES[view]({ ...model.locals, t, fmt: format })
   const stylesheet = data.base === undefined ? undefined : `${data.base}/assets/style.css`
   const script = view === 'signin' && (data as SigninData).passkey ? `${data.base}/assets/passkey.js` : undefined
+  const { colorScheme = 'auto', logo, logoSource } = options.theme ?? {}
+  // The logo goes with the stylesheet: a page without it (no service URL) shows neither.
+  const shown = stylesheet === undefined ? undefined : logo
   return {
-    html: LAYOUT({ t, title: model.title, stylesheet, body }),
+    html: LAYOUT({ t, title: model.title, stylesheet, body, scheme: colorScheme, logo: shown }),
     noStore: options.noStore ?? CARRIES_TOKEN.has(view),
-    csp: pageCsp(options.formAction, script),
+    csp: pageCsp(options.formAction, script, shown === undefined ? undefined : logoSource),
   }
 }
 

@@ -19,5 +19,12 @@ export async function errorPage(ctx: Context): Promise<void> {
   const code = ctx.query.get('error') ?? 'Default'
   if (SHOWN_ON_SIGNIN.has(code)) return sendRedirect(ctx.res, ctx.serviceUrl('/signin', { error: code }))
   const status = STATUS.get(code)
-  renderErrorPage(ctx.res, status ?? 200, status === undefined ? 'Default' : code, ctx.base.href, ctx.messages())
+  renderErrorPage(
+    ctx.res,
+    status ?? 200,
+    status === undefined ? 'Default' : code,
+    ctx.base.href,
+    ctx.messages(),
+    ctx.svc.config.theme,
+  )
 }

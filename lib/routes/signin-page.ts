@@ -40,6 +40,6 @@ export async function signInPage(ctx: Context): Promise<void> {
         },
       }),
     },
-    { formAction: await formActionOrigins(ctx, true), messages: ctx.messages() },
+    { formAction: await formActionOrigins(ctx, true), messages: ctx.messages(), theme: ctx.svc.config.theme },
   )
 }

@@ -6,5 +6,11 @@ import type { Context } from '../context'
 export async function verifyRequest(ctx: Context): Promise<void> {
   const { pages } = ctx.svc.config
   if (pages.verifyRequest) return sendRedirect(ctx.res, ctx.pageUrl(pages.verifyRequest))
-  renderPage(ctx.res, 200, 'verify-request', { base: ctx.base.href }, { messages: ctx.messages() })
+  renderPage(
+    ctx.res,
+    200,
+    'verify-request',
+    { base: ctx.base.href },
+    { messages: ctx.messages(), theme: ctx.svc.config.theme },
+  )
 }
