@@ -1,5 +1,6 @@
 import type { Response } from 'express'
 import type { CookieDef } from '../config/cookies'
+import { COOKIE_BUDGET, cookiesAfter, headerChars, ONE_FLOW_SHARE } from './cookie-budget'
 import { clearCookie, setCookie } from './cookies'
 
 // A value too large for one cookie is split over `<name>.0`, `<name>.1`, … Browsers keep about
@@ -50,7 +51,25 @@ export function writeChunked(
     }
   }
   for (const name of presentNames(cookies, def.name)) if (!written.has(name)) clearCookie(res, def, name)
+  keepWithinBudget(res, cookies, def, maxAgeSeconds)
 }
+
+/**
+ * The session cookie's value is set: when the browser's Cookie header would then leave less than
+ * ONE_FLOW_SHARE of COOKIE_BUDGET (./cookie-budget.ts), the session's logout cookie
+ * (`<name>-logout`, ../sign-in/provider-logout.ts), the one cookie that can go at no more cost than
+ * sign-out's id_token_hint, is replaced by OVER_BUDGET, which says at sign-out why there is no hint.
+ */
+function keepWithinBudget(res: Response, cookies: Record<string, unknown>, def: CookieDef, maxAgeSeconds: number) {
+  const logout = `${def.name}-logout`
+  const after = cookiesAfter(cookies, res)
+  const kept = after.get(logout)
+  if (kept === undefined || kept === OVER_BUDGET) return
+  if (headerChars(after) > COOKIE_BUDGET - ONE_FLOW_SHARE) setCookie(res, def, OVER_BUDGET, maxAgeSeconds, logout)
+}
+
+/** A logout cookie's value when the ID token it held did not fit in the Cookie budget (it opens to nothing). */
+export const OVER_BUDGET = 'over-budget'
 
 export function clearChunked(res: Response, cookies: Record<string, unknown>, def: CookieDef): void {
   for (const name of presentNames(cookies, def.name)) clearCookie(res, def, name)

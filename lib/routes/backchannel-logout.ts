@@ -18,17 +18,19 @@ const FORM = 'application/x-www-form-urlencoded'
  * server posts a `logout_token`. No cookies, no CSRF token: the router exempts this route from both
  * checks, and the token's signature is what authorizes it (docs/security.md). The answer is 200
  * when the sessions it names ended, else 400 with an OAuth error body, whatever was sent: never a
- * 5xx, never cached. GET (and any body that is not a small form) gets the 400 too.
+ * 5xx, never cached (§2.8 answers a failed logout with 400; one that failed on our side did not
+ * spend the token, so the provider's retry completes it). GET (and any body that is not a small
+ * form) gets the 400 too.
  */
 export async function backchannelLogout(ctx: Context): Promise<void> {
   const { svc } = ctx
   const providerId = ctx.providerId ?? ''
   // From the URL: shortened, control characters replaced, before any log entry carries it.
   const named = outsideText(providerId, 64)
-  const refuse = (description: string, reason: string) => {
-    svc.log('warn', 'backchannel_logout.refused', `provider ${named}: ${reason}; nothing was ended`, {
-      provider: named,
-    })
+  const refuse = (description: string, reason: string, retry = false) => {
+    // A failure on our side may come after some sessions ended; the rest end when the same token comes again.
+    const ended = retry ? 'the logout token was not spent: the provider may send it again' : 'nothing was ended'
+    svc.log('warn', 'backchannel_logout.refused', `provider ${named}: ${reason}; ${ended}`, { provider: named })
     sendJson(ctx.res, 400, JSON.stringify({ error: 'invalid_request', error_description: description }), true)
   }
   if (ctx.req.method !== 'POST') return refuse('a logout token is posted as a form', 'a GET was refused')
@@ -44,6 +46,8 @@ export async function backchannelLogout(ctx: Context): Promise<void> {
   if (!runtime) return refuse('no such provider', 'no such provider')
   const outcome = await endProviderSession(ctx, runtime, body.logout_token)
   // One description for every refused token: no oracle of which check failed (the log says which).
+  if (!outcome.ok && outcome.retry)
+    return refuse('the logout failed; send it again', `the logout failed: ${outcome.reason}`, true)
   if (!outcome.ok) return refuse('the logout token was refused', `the logout token was refused: ${outcome.reason}`)
   const { userIds, everywhere, ended, sessions } = outcome
   svc.log(

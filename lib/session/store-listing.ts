@@ -48,8 +48,10 @@ export function listedInStore(
     },
     members: (userId: string, nowSeconds: number) => index.members(userId, nowSeconds),
     async remove(userId: string, sids: readonly string[]) {
-      await index.remove(userId, sids)
+      // Unlisted before this process forgets them: a store that fails leaves them found, so that a
+      // retry (a provider's back-channel logout, sign-out everywhere) ends them, never a live session nobody finds.
       await unlist(sids)
+      await index.remove(userId, sids)
     },
   })
 }

@@ -82,7 +82,7 @@ export async function rememberProviderSession(
  * `userIds`: the users some or all of whose sessions ended. `sessions`: how many ended, when each
  * was ended on its own; null when some user's every session ended at once (their number is unknown).
  */
-export type LogoutOutcome = ({ ok: true } & EndedSessions) | { ok: false; reason: string }
+export type LogoutOutcome = ({ ok: true } & EndedSessions) | { ok: false; reason: string; retry?: true }
 
 interface EndedSessions {
   userIds: string[]
@@ -94,8 +94,11 @@ interface EndedSessions {
 }
 
 /**
- * A logout token posted to this provider's route: validated (providers/oauth/logout-token.ts), its
- * `jti` spent, then the sessions its sid (else the users its sub) signed in end. Never throws.
+ * A logout token posted to this provider's route: validated (providers/oauth/logout-token.ts), the
+ * sessions its sid (else the users its sub) signed in end, and only then are they forgotten and its
+ * `jti` spent: a store that fails part-way leaves both, so the provider's retry of the same token
+ * ends what is left (ending twice is harmless), and once it succeeded the token is a replay.
+ * Never throws.
  */
 export async function endProviderSession(ctx: Context, runtime: OAuthRuntime, token: unknown): Promise<LogoutOutcome> {
   const { svc } = ctx
@@ -112,16 +115,19 @@ export async function endProviderSession(ctx: Context, runtime: OAuthRuntime, to
     )
     if (!verified.ok) return verified
     const { sid, sub, jti } = verified.claims
-    if (!(await svc.logoutIndex.firstUse(`${provider.id}\0${jti}`, JTI_KEPT_SECONDS)))
-      return { ok: false, reason: 'its jti was used before (a replay)' }
+    const jtiName = `${provider.id}\0${jti}`
+    if (await svc.logoutIndex.used(jtiName)) return { ok: false, reason: 'its jti was used before (a replay)' }
     // A sid is over for good (a new session at the provider has a new one); a sub signs in again.
-    const entries = await (sid !== null
-      ? svc.logoutIndex.take(nameOf(provider.id, 'sid', sid), true)
-      : svc.logoutIndex.take(nameOf(provider.id, 'sub', sub!)))
-    return { ok: true, ...(await endEntries(svc, entries)) }
+    const name = sid !== null ? nameOf(provider.id, 'sid', sid) : nameOf(provider.id, 'sub', sub!)
+    const entries = await svc.logoutIndex.entries(name, sid !== null)
+    const ended = await endEntries(svc, entries)
+    await svc.logoutIndex.forget(name, entries, sid !== null)
+    // False when the same token, posted twice at once, was spent by the other: it ended the same sessions.
+    await svc.logoutIndex.firstUse(jtiName, JTI_KEPT_SECONDS)
+    return { ok: true, ...ended }
   } catch {
-    // The store did not answer (or an end failed part-way): §2.8 answers a failure with 400.
-    return { ok: false, reason: 'the session store did not answer' }
+    // §2.8 answers a failed logout with 400; nothing is spent, so a retry of the same token ends what is left.
+    return { ok: false, reason: 'the session store did not answer', retry: true }
   }
 }
 

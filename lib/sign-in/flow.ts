@@ -2,6 +2,7 @@ import { open, seal } from '../crypto/jwe'
 import type { KeyRing } from '../crypto/keys'
 import { mac, safeEqual, verifyMac } from '../crypto/mac'
 import { randomToken } from '../crypto/random'
+import { COOKIE_BUDGET, cookiesAfter, headerChars } from '../http/cookie-budget'
 import { clearCookie, setCookie, type CookieIo } from '../http/cookies'
 
 /**
@@ -140,10 +141,14 @@ function makeRoom(keys: FlowKeys, io: CookieIo, size: number): void {
     else clearCookie(io.res, io.def, name)
   }
   live.sort((a, b) => b.exp - a.exp)
+  // The flows share the Cookie budget with every other cookie the browser holds after this response.
+  const prefix = `${io.def.name}.`
+  const others = headerChars(cookiesAfter(io.cookies, io.res), (name) => name.startsWith(prefix))
+  const room = Math.min(MAX_FLOW_BYTES, COOKIE_BUDGET - others)
   let total = size
   live.forEach((flow, index) => {
     total += flow.size
-    if (index >= MAX_FLOWS - 1 || total > MAX_FLOW_BYTES) clearCookie(io.res, io.def, flow.name)
+    if (index >= MAX_FLOWS - 1 || total > room) clearCookie(io.res, io.def, flow.name)
   })
 }
 

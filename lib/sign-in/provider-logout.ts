@@ -2,6 +2,7 @@ import type { SessionRecord } from '../config/types'
 import type { Context } from '../context'
 import { open, seal } from '../crypto/jwe'
 import { randomToken } from '../crypto/random'
+import { OVER_BUDGET } from '../http/chunked-cookie'
 import { clearCookie, setCookie } from '../http/cookies'
 import { outsideText } from '../logger'
 import { beginFlow, checkFlow } from './flow'
@@ -11,6 +12,9 @@ import { beginFlow, checkFlow } from './flow'
  * sign-in, the ID token is kept for `id_token_hint`: in Redis under a random handle when `redis`
  * is set, else in the cookie itself when it fits. The logout cookie (`<session cookie>-logout`,
  * sealed, the session cookie's attributes) names the provider and holds the token or its handle.
+ * It counts toward the Cookie budget (../http/cookie-budget.ts) and is the first to give way: when
+ * the session's cookies would leave too little, it says only that (OVER_BUDGET), and sign-out goes
+ * on without id_token_hint, saying why in its log entry.
  * At sign-out, once our session has ended, the browser goes to the provider's end-session endpoint
  * with `state`: a flow (./flow.ts) bound to the browser's CSRF token exactly like a sign-in's,
  * under the provider name `logout:<id>` so that neither kind of flow can stand for the other. The
@@ -44,23 +48,37 @@ export async function keepLogoutHint(ctx: Context, providerId: string, idToken: 
   } else {
     sealed = seal(svc.logoutKeys.current, { p: providerId, t: idToken })
     // Too long for a cookie of its own: sign-out goes on without id_token_hint (the provider then asks).
-    if (sealed.length > MAX_HINT_COOKIE) sealed = seal(svc.logoutKeys.current, { p: providerId })
+    if (sealed.length > MAX_HINT_COOKIE) sealed = seal(svc.logoutKeys.current, { p: providerId, x: 1 })
   }
   setCookie(ctx.res, def, sealed, maxLifetime, name)
 }
 
-/** The ID token kept for this browser's sign-in with `providerId`, or null; the logout cookie is cleared. */
-async function takeLogoutHint(ctx: Context, providerId: string): Promise<string | null> {
+/** Why sign-out has no id_token_hint, for its log entry (the fix: keep the ID token in Redis). */
+const NO_HINT = {
+  budget: 'the logout cookie that held the ID token did not fit in the Cookie budget beside the session',
+  size: 'the ID token is too large for a cookie',
+  absent: 'the browser sent no logout cookie',
+  store: 'the store that keeps the ID token did not answer',
+} as const
+type NoHint = keyof typeof NO_HINT
+
+/**
+ * The ID token kept for this browser's sign-in with `providerId`, or why there is none; the
+ * logout cookie is cleared.
+ */
+async function takeLogoutHint(ctx: Context, providerId: string): Promise<{ hint: string } | { none: NoHint }> {
   const { def, name } = logoutCookie(ctx)
   const value = ctx.cookies[name]
-  if (value === undefined) return null
+  if (value === undefined) return { none: 'absent' }
   clearCookie(ctx.res, def, name)
+  if (value === OVER_BUDGET) return { none: 'budget' }
   const opened = open(ctx.svc.logoutKeys, value)
-  if (opened?.p !== providerId) return null
-  if (typeof opened.t === 'string') return opened.t
-  if (typeof opened.h !== 'string') return null
+  if (opened?.p !== providerId) return { none: 'absent' }
+  if (typeof opened.t === 'string') return { hint: opened.t }
+  if (typeof opened.h !== 'string') return { none: opened.x === 1 ? 'size' : 'absent' }
   // The hint is worth less than the sign-out: a store that does not answer leaves it out.
-  return ctx.svc.logoutIndex.takeHint(opened.h).catch(() => null)
+  const kept = await ctx.svc.logoutIndex.takeHint(opened.h).catch(() => undefined)
+  return typeof kept === 'string' ? { hint: kept } : { none: kept === undefined ? 'store' : 'absent' }
 }
 
 /**
@@ -81,7 +99,8 @@ export async function providerLogoutUrl(
     if (ctx.cookies[name] !== undefined) clearCookie(ctx.res, def, name)
     return null
   }
-  const hint = await takeLogoutHint(ctx, provider.id)
+  const taken = await takeLogoutHint(ctx, provider.id)
+  const hint = 'hint' in taken ? taken.hint : null
   const discovered = provider.endSessionUrl === undefined ? await runtime.awaitDiscovery() : null
   const endpoint = provider.endSessionUrl ?? discovered?.oidc?.metadata.end_session_endpoint
   if (endpoint === undefined) return null
@@ -97,7 +116,11 @@ export async function providerLogoutUrl(
     ctx.serviceUrl(`/signout-callback/${encodeURIComponent(provider.id)}`),
   )
   url.searchParams.set('state', state)
-  svc.log('info', 'signout.provider', `sent to provider ${provider.id} to sign out there too`, {
+  const without =
+    'none' in taken
+      ? `, without id_token_hint: ${NO_HINT[taken.none]}${svc.config.redis ? '' : ' (set `redis` to keep it there)'}`
+      : ''
+  svc.log('info', 'signout.provider', `sent to provider ${provider.id} to sign out there too${without}`, {
     ...svc.userForLog(record!.userId),
     provider: provider.id,
     idTokenHint: hint !== null,

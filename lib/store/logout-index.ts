@@ -17,11 +17,19 @@ export interface LogoutIndex {
    */
   remember(name: string, entry: string, ttlSeconds: number, whenFull?: string): Promise<boolean>
   /**
-   * The entries `name` signed in, and forgets them. `ended`: the name stays marked as ended for
-   * ENDED_KEPT_SECONDS, so that a sign-in through it that was under way is refused, not remembered.
+   * The entries `name` signed in, kept until `forget` (so that a logout that fails part-way finds
+   * them again). `ended`: the name is marked as ended first, so that a sign-in through it that is
+   * under way is refused, not remembered.
    */
-  take(name: string, ended?: boolean): Promise<string[]>
-  /** True the first time `jti` is seen within `ttlSeconds`; false for a replay. */
+  entries(name: string, ended?: boolean): Promise<string[]>
+  /**
+   * Forgets `entries` of `name` (once they ended). `ended`: the name is left marked as ended for
+   * ENDED_KEPT_SECONDS, with nothing else.
+   */
+  forget(name: string, entries: readonly string[], ended?: boolean): Promise<void>
+  /** Whether `jti` was spent within its `firstUse` time (a replay). */
+  used(jti: string): Promise<boolean>
+  /** Spends `jti`: true the first time it is seen within `ttlSeconds`; false for a replay. */
   firstUse(jti: string, ttlSeconds: number): Promise<boolean>
   /** RP-initiated logout: keeps a sign-in's ID token under a random handle (the browser's cookie holds the handle). */
   keepHint(handle: string, idToken: string, ttlSeconds: number): Promise<void>
@@ -77,11 +85,23 @@ export function memoryLogoutIndex(bound = 100_000): LogoutIndex {
       kept.until = Math.max(kept.until, until)
       return true
     },
-    async take(name: string, ended = false) {
+    async entries(name: string, ended = false) {
+      const live = names.get(name)
+      const kept = live === undefined || live.until <= now() ? undefined : live
+      if (ended) {
+        const until = Math.max(kept?.until ?? 0, now() + ENDED_KEPT_SECONDS * 1000)
+        names.set(name, { entries: kept?.entries ?? new Set(), until, ended: true })
+      }
+      return kept === undefined ? [] : [...kept.entries]
+    },
+    async forget(name: string, entries: readonly string[], ended = false) {
       const kept = names.get(name)
-      names.delete(name)
       if (ended) names.set(name, { entries: new Set(), until: now() + ENDED_KEPT_SECONDS * 1000, ended: true })
-      return kept === undefined || kept.until <= now() ? [] : [...kept.entries]
+      else for (const entry of entries) kept?.entries.delete(entry)
+      if (!ended && kept?.entries.size === 0) names.delete(name)
+    },
+    async used(jti: string) {
+      return (jtis.get(jti) ?? 0) > now()
     },
     async firstUse(jti: string, ttlSeconds: number) {
       const seen = jtis.get(jti)
@@ -100,18 +120,27 @@ elseif ARGV[4] ~= '' and size < tonumber(ARGV[3]) + tonumber(ARGV[5]) then redis
 if redis.call('TTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 return 1`
 
-const TAKE = `local entries = redis.call('SMEMBERS', KEYS[1])
-redis.call('DEL', KEYS[1])
-if ARGV[1] ~= '0' then
+// Marked as ended (ARGV[1] seconds at least) before it is read: nothing is remembered under it from then on.
+const ENTRIES = `if ARGV[1] ~= '0' then
+  redis.call('SADD', KEYS[1], ARGV[2])
+  if redis.call('TTL', KEYS[1]) < tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+end
+return redis.call('SMEMBERS', KEYS[1])`
+
+const FORGET = `if ARGV[1] ~= '0' then
+  redis.call('DEL', KEYS[1])
   redis.call('SADD', KEYS[1], ARGV[2])
   redis.call('EXPIRE', KEYS[1], ARGV[1])
+  return 1
 end
-return entries`
+for index = 3, #ARGV do redis.call('SREM', KEYS[1], ARGV[index]) end
+return 1`
 
 /** In Redis, shared by every instance: a replayed jti is refused whichever instance saw it first. */
 export function redisLogoutIndex(redis: RedisRunner): LogoutIndex {
   const nameKey = (name: string) => redis.key('bcl', 'name', digest(name))
   const hintKey = (handle: string) => redis.key('bcl', 'hint', digest(handle))
+  const jtiKey = (jti: string) => redis.key('bcl', 'jti', digest(jti))
   return Object.freeze({
     async keepHint(handle: string, idToken: string, ttlSeconds: number) {
       await redis.run((client) => client.set(hintKey(handle), idToken, 'EX', ttlSeconds))
@@ -135,17 +164,23 @@ export function redisLogoutIndex(redis: RedisRunner): LogoutIndex {
       )
       return kept === 1
     },
-    async take(name: string, ended = false) {
+    async entries(name: string, ended = false) {
       const entries = await redis.run((client) =>
-        client.eval(TAKE, 1, nameKey(name), ended ? ENDED_KEPT_SECONDS : 0, ENDED),
+        client.eval(ENTRIES, 1, nameKey(name), ended ? ENDED_KEPT_SECONDS : 0, ENDED),
       )
       const kept = Array.isArray(entries) ? entries : []
       return kept.filter((entry): entry is string => typeof entry === 'string' && entry !== ENDED)
     },
-    async firstUse(jti: string, ttlSeconds: number) {
-      const set = await redis.run((client) =>
-        client.set(redis.key('bcl', 'jti', digest(jti)), '1', 'EX', ttlSeconds, 'NX'),
+    async forget(name: string, entries: readonly string[], ended = false) {
+      await redis.run((client) =>
+        client.eval(FORGET, 1, nameKey(name), ended ? ENDED_KEPT_SECONDS : 0, ENDED, ...entries),
       )
+    },
+    async used(jti: string) {
+      return (await redis.run((client) => client.exists(jtiKey(jti)))) === 1
+    },
+    async firstUse(jti: string, ttlSeconds: number) {
+      const set = await redis.run((client) => client.set(jtiKey(jti), '1', 'EX', ttlSeconds, 'NX'))
       return set === 'OK'
     },
   })
