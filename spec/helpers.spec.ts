@@ -83,9 +83,12 @@ describe("the host app's helpers", () => {
     const res = await request(app).get('/record').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
     expect(res.body.record).toMatchObject({ userId: expect.stringMatching(/.+/), user: { name: 'Ada' } })
     expect(Object.keys(res.body.record).sort()).toEqual([
+      'createdAt',
       'data',
       'expires',
+      'expiresAt',
       'handle',
+      'issuedAt',
       'provider',
       'signedInAt',
       'user',

@@ -1,16 +1,7 @@
 import type { Server } from 'node:http'
 import express from 'express'
-import Redis from 'ioredis'
-import {
-  auth,
-  AuthError,
-  email,
-  oidc,
-  passkey,
-  type Callbacks,
-  type Session,
-  type VerificationRequest,
-} from '../../lib'
+import { Redis } from 'ioredis'
+import { auth, AuthError, email, oidc, passkey, type Callbacks, type VerificationRequest } from '../../lib'
 import { buildClientBundle } from './client/bundle'
 import { startEmbeddedIdp } from './identity-provider'
 import {
@@ -139,7 +130,7 @@ async function main() {
     res.type('css').set('X-Content-Type-Options', 'nosniff').send(DEMO_CSS)
   })
   app.get('/private', authRouter.requireAuth(), (_req, res) => {
-    sendPage(res, privatePage(settings.basePath, res.locals.session as Session))
+    sendPage(res, privatePage(settings.basePath, res.locals.session))
   })
   app.get('/client', (_req, res) =>
     sendPage(res, clientPage(settings.basePath, pictureOrigin), withPictures(CLIENT_PAGE_CSP, pictureOrigin)),
