@@ -9,8 +9,13 @@ import { runSamples } from '../support/run-samples'
  * docs/*.md and README.md are written to a temporary folder, one file each, and type-checked as one
  * program (strict, Node's types, 'express-auth-service' mapped to lib/index.ts); a failure names
  * the doc, the line and TypeScript's message. So a renamed option, a changed callback type or a
- * sample that never compiled fails here, not in a user's editor. A block right after
- * `<!-- not compiled: reason -->` is skipped: kept for the few that cannot stand alone.
+ * sample that never compiled fails here, not in a user's editor. They are compiled twice: as a
+ * CommonJS project (`esModuleInterop`) and as an ES module project (`"type": "module"`, `nodenext`),
+ * where a default import of a CommonJS package such as ioredis is no class. Then each one runs, as
+ * an ES module of an app (../support/run-samples.ts): a sample that throws, or leaves an error
+ * unhandled, fails here. A block right after `<!-- not compiled: reason -->` is skipped: kept for
+ * the few that cannot stand alone; one after `<!-- not run: reason -->` is compiled, not run (its
+ * top level runs the reader's own code).
  */
 
 const ROOT = path.resolve(__dirname, '../..')
