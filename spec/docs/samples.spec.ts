@@ -213,11 +213,11 @@ describe('the code samples in the docs', () => {
 
   it('compile against the package: strict, with Node’s types and the packages an app installs', () => {
     expect(typeCheck(samples, 'commonjs')).toEqual([])
-  }, 60_000)
+  }, 180_000)
 
   it('compile in an ES module project too (`"type": "module"`, `module: nodenext`)', () => {
     expect(typeCheck(samples, 'module')).toEqual([])
-  }, 60_000)
+  }, 180_000)
 
   it('run as written: each one an ES module of an app, none throws or leaves an error unhandled', async () => {
     const notRun = samples.filter((sample) => sample.notRun !== undefined)
