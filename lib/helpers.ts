@@ -27,6 +27,9 @@ export interface AuthLocals {
   sessionRecord?: SessionRecordView
 }
 
+/** `res.locals` after `requireAuth()` on the same route: both are set (no `?.` needed) there. */
+export type SignedInLocals = Required<AuthLocals>
+
 declare global {
   // Express's own declaration merging point for `res.locals` (@types/express-serve-static-core).
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -64,9 +67,13 @@ export interface AuthHelpers {
    * Without one: a top-level navigation (`Sec-Fetch-Mode: navigate` or absent, and `text/html` in
    * `Accept`) gets `302` to the sign-in page with `callbackUrl` (this page) and
    * `error=SessionRequired`; any other request `401 {}` (`Cache-Control: no-store`).
-   * `options.unauthenticated` forces one answer.
+   * `options.unauthenticated` forces one answer. A `RequestHandler` whose last signature gives the
+   * handlers after it on the same route `res.locals` as {@link SignedInLocals}.
    */
-  requireAuth(options?: RequireAuthOptions): RequestHandler
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Express's own defaults
+  requireAuth<P = Request['params'], ResBody = any, ReqBody = any, ReqQuery = Request['query']>(
+    options?: RequireAuthOptions,
+  ): RequestHandler & RequestHandler<P, ResBody, ReqBody, ReqQuery, SignedInLocals>
   /**
    * Ends every session of a user, on every instance: database sessions are deleted at once; cookie
    * sessions are refused from now on (on other instances as soon as Redis tells them, or within
@@ -192,7 +199,9 @@ export function createHelpers(
 
   const getAccessToken = accessTokenHelper(svc, serviceOf)
 
-  return Object.freeze({ getSession, getSessionRecord, requireAuth, revokeSessions, getAccessToken })
+  // One handler for every route: requireAuth's type parameters only describe what the route's handlers see.
+  const helpers = { getSession, getSessionRecord, requireAuth, revokeSessions, getAccessToken }
+  return Object.freeze(helpers as typeof helpers & Pick<AuthHelpers, 'requireAuth'>)
 }
 
 /** getAccessToken(req, providerId, options): the request's session, and its cookie to save a changed one. */

@@ -1,7 +1,7 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
 // AuthLocals types `res.locals.session` and `res.locals.sessionRecord`: `res: Response<unknown, AuthLocals>`.
-export type { AuthHelpers, AuthLocals, RequireAuthOptions } from './helpers'
+export type { AuthHelpers, AuthLocals, RequireAuthOptions, SignedInLocals } from './helpers'
 export type { DeviceHelpers, DeviceSession } from './session/devices'
 export {
   oauth2,

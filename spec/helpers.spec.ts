@@ -32,8 +32,12 @@ function hostApp(overrides = {}) {
   })
   // Without naming AuthLocals: the package merges them into Express's own Locals.
   app.get('/private/plain', router.requireAuth(), (_req, res) => {
-    // @ts-expect-error: the session is absent on a route without requireAuth() (not `any`)
-    void res.locals.session.nope
+    // After requireAuth() on the same route both are set: no `?.` needed (SignedInLocals).
+    const signedIn: { userId: string; expires: string } = {
+      userId: res.locals.sessionRecord.userId,
+      expires: res.locals.session.expires,
+    }
+    void signedIn
     // @ts-expect-error: the record has no such field
     void res.locals.sessionRecord?.nope
     res.json({ name: res.locals.session?.user?.name, userId: res.locals.sessionRecord?.userId })
@@ -79,9 +83,12 @@ describe("the host app's helpers", () => {
     const res = await request(app).get('/record').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
     expect(res.body.record).toMatchObject({ userId: expect.stringMatching(/.+/), user: { name: 'Ada' } })
     expect(Object.keys(res.body.record).sort()).toEqual([
+      'createdAt',
       'data',
       'expires',
+      'expiresAt',
       'handle',
+      'issuedAt',
       'provider',
       'signedInAt',
       'user',

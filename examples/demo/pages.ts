@@ -95,7 +95,20 @@ export interface DevicesView {
 /** Where the demo's "Sign out this one" posts: the app's own route, which calls revokeSession. */
 export const SIGN_OUT_DEVICE_PATH = '/devices/sign-out'
 
-const when = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+const DATE_TIME = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' })
+/** `27 Nov 2026, 19:35 UTC`, as the devices and passkeys lists show a time. */
+export const readableTime = (date: Date) => `${DATE_TIME.format(date)} UTC`
+/** listSessions gives seconds since the epoch. */
+const when = (seconds: number) => readableTime(new Date(seconds * 1000))
+
+/**
+ * Where a session signed in from, as a person names it. listSessions counts an IPv6 client by its
+ * /64, so this computer over IPv6 (::1) is `0:0:0:0::/64`, and over IPv4 127.0.0.1: both are localhost.
+ */
+export function place(address: string | null): string {
+  if (address === null) return 'address unknown'
+  return address === '0:0:0:0::/64' || address.startsWith('127.') ? 'localhost' : address
+}
 
 function form(action: string, fields: Record<string, string>, button: string): string {
   const inputs = Object.entries(fields)
@@ -107,7 +120,7 @@ function form(action: string, fields: Record<string, string>, button: string): s
 function device(listed: DeviceSession, view: DevicesView): string {
   const isCurrent = listed.handle === view.current
   const details = [
-    listed.address ?? 'address unknown',
+    place(listed.address),
     listed.provider
       ? `signed in with ${listed.provider} at ${when(listed.signedInAt)}`
       : `signed in at ${when(listed.signedInAt)}`,

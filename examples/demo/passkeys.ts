@@ -1,4 +1,5 @@
 import type { PasskeyInfo } from '../../lib'
+import { readableTime } from './pages'
 
 const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -11,8 +12,8 @@ const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCo
 export function passkeySection(basePath: string, passkeys: readonly PasskeyInfo[]): string {
   const items = passkeys.map(
     (passkey) =>
-      `<li>${escape(passkey.name)}${passkey.model ? ` (${escape(passkey.model)})` : ''}, added ${escape(passkey.createdAt.toISOString())}` +
-      `${passkey.lastUsedAt ? `, last used ${escape(passkey.lastUsedAt.toISOString())}` : ', not used yet'}</li>`,
+      `<li>${escape(passkey.name)}${passkey.model ? ` (${escape(passkey.model)})` : ''}, added ${escape(readableTime(passkey.createdAt))}` +
+      `${passkey.lastUsedAt ? `, last used ${escape(readableTime(passkey.lastUsedAt))}` : ', not used yet'}</li>`,
   )
   return (
     `<h2>Passkeys</h2>` +

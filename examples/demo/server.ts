@@ -1,16 +1,7 @@
 import type { Server } from 'node:http'
 import express from 'express'
-import Redis from 'ioredis'
-import {
-  auth,
-  AuthError,
-  email,
-  oidc,
-  passkey,
-  type Callbacks,
-  type Session,
-  type VerificationRequest,
-} from '../../lib'
+import { Redis } from 'ioredis'
+import { auth, AuthError, email, oidc, passkey, type Callbacks, type VerificationRequest } from '../../lib'
 import { buildClientBundle } from './client/bundle'
 import { startEmbeddedIdp } from './identity-provider'
 import {
@@ -139,7 +130,7 @@ async function main() {
     res.type('css').set('X-Content-Type-Options', 'nosniff').send(DEMO_CSS)
   })
   app.get('/private', authRouter.requireAuth(), (_req, res) => {
-    sendPage(res, privatePage(settings.basePath, res.locals.session as Session))
+    sendPage(res, privatePage(settings.basePath, res.locals.session))
   })
   app.get('/client', (_req, res) =>
     sendPage(res, clientPage(settings.basePath, pictureOrigin), withPictures(CLIENT_PAGE_CSP, pictureOrigin)),
@@ -246,8 +237,10 @@ const displayNameCallbacks: Callbacks = {
  * from `url`): whoever reads the log could sign in as that user. Send them with `server` or
  * `transport`, or mail them yourself in `sendVerificationRequest`.
  */
+// The page is the same whether a link was printed or the address's limit (one link a minute, five
+// an hour) sent none, as it is for a real mail: the console tells them apart.
 const CONSOLE_LINK_MESSAGE =
-  'No mail was sent: this demo has no SMTP_URL, so it printed the sign-in link on its console. Open the link from there.'
+  'No mail is sent: this demo has no SMTP_URL. Its console shows the sign-in link, or a line saying that none was sent (an address gets at most one link a minute and five an hour).'
 
 function printSignInLink({ identifier, url }: VerificationRequest): void {
   process.stdout.write(`demo (development mail transport, nothing was sent): sign-in link for ${identifier}: ${url}\n`)

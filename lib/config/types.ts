@@ -61,6 +61,12 @@ export interface SessionRecordView {
   readonly signedInAt: Date
   /** When the session ends unless renewed. */
   readonly expires: Date
+  /** Seconds since the epoch (the package's convention for times, docs/options.md): `signedInAt`. */
+  readonly createdAt: number
+  /** Seconds since the epoch: when this session was last issued or renewed (`renewedAt` in `listSessions`). */
+  readonly issuedAt: number
+  /** Seconds since the epoch: `expires`. */
+  readonly expiresAt: number
   /**
    * This session's handle, the one `listSessions(userId)` gives it (database sessions): the current
    * device in that list. Null for cookie sessions, which cannot be listed.

@@ -96,6 +96,9 @@ export function toRecordView(record: SessionRecord, handle: string | null): Sess
     provider: record.provider ?? null,
     signedInAt: new Date(record.createdAt * 1000),
     expires: new Date(record.expiresAt * 1000),
+    createdAt: record.createdAt,
+    issuedAt: record.issuedAt,
+    expiresAt: record.expiresAt,
     handle,
   })
 }

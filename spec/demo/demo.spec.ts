@@ -4,6 +4,8 @@ import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
 import type { Redis } from 'ioredis'
 import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from '../../examples/demo/settings'
+import { place } from '../../examples/demo/pages'
+import { clientKey } from '../../lib/http/client-key'
 import { Browser } from '../support/browser'
 import { CookieJar } from '../support/cookie-jar'
 import { forms, type Form } from '../support/forms'
@@ -204,7 +206,7 @@ describe('the demo app (npm start)', () => {
     // The "Check your email" page says where the link went: no mail was sent.
     const checkEmail = await (await jar.fetch(sent.headers.get('location')!)).text()
     expect(checkEmail).toContain('<h1>Check your email</h1>')
-    expect(checkEmail).toContain('this demo has no SMTP_URL, so it printed the sign-in link on its console')
+    expect(checkEmail).toContain('No mail is sent: this demo has no SMTP_URL. Its console shows the sign-in link')
     const link = await eventually(
       () => printedLink('someone@example.com').exec(demo.output())?.[1],
       'sign-in link on the console',
@@ -222,6 +224,28 @@ describe('the demo app (npm start)', () => {
     // The link is spent: opened and confirmed again, it signs nobody in.
     const again = await openLink(new CookieJar(), link, 'someone@example.com')
     expect(again.headers.get('location')).toBe(`${base}/error?error=Verification`)
+  })
+
+  it('says truthfully where the link is when the per-address limit sent none', async () => {
+    const origin = `http://localhost:${port}`
+    const base = `${origin}/api/auth`
+    const address = 'twice@example.com'
+    const first = await requestLink(new CookieJar(), base, address)
+    await eventually(() => printedLink(address).exec(demo.output())?.[1], 'the first sign-in link on the console')
+    // The second within the minute is over the limit: the same redirect and page (no oracle for
+    // the address), and nothing printed but the service's line saying no link was sent.
+    const jar = new CookieJar()
+    const second = await requestLink(jar, base, address)
+    expect(second.headers.get('location')).toBe(first.headers.get('location'))
+    const checkEmail = await (await jar.fetch(second.headers.get('location')!)).text()
+    expect(checkEmail).not.toContain('it printed the sign-in link')
+    expect(checkEmail).toContain('No mail is sent: this demo has no SMTP_URL.')
+    expect(checkEmail).toContain('or a line saying that none was sent')
+    await eventually(
+      () => /email\.rate_limited.*no sign-in link was sent: over the address limit/.exec(demo.output()),
+      'the line saying no link was sent',
+    )
+    expect(demo.output().match(new RegExp(printedLink(address).source, 'gm'))).toHaveLength(1)
   })
 
   it('says at start that without SMTP_URL sign-in links are printed, not sent', () => {
@@ -509,6 +533,14 @@ describe('the demo app keeping its state in Redis (REDIS_URL)', () => {
     expect(current).toHaveLength(1)
     expect(current[0]![2]).toContain('(this device)')
     for (const [, , item] of devices) expect(item).toMatch(/signed in with oidc at .* · last seen /)
+    // Readable: where as a person names it (this computer is localhost, not ::/64 or 127.0.0.1),
+    // and when as a date and a time, not an ISO string or seconds.
+    for (const [, , item] of devices) {
+      expect(item).toMatch(
+        /<span class="details">localhost · signed in with oidc at \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC · last seen \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC<\/span>/,
+      )
+      expect(item).not.toMatch(/::|127\.0\.0\.1|\d{4}-\d{2}-\d{2}/)
+    }
 
     const pageForms = forms(home)
     const signOutThisOne = pageForms.filter((form) => form.buttons.includes('Sign out this one'))
@@ -563,6 +595,14 @@ describe('the demo app keeping its state in Redis (REDIS_URL)', () => {
     }
     expect(page.status).toBe(200)
     expect(await page.text()).not.toContain('Signed in as')
+  })
+})
+
+describe("the demo's devices list", () => {
+  it('names this computer localhost, over IPv6 (::1, counted by its /64) as over IPv4', () => {
+    const places = ['::1', '::ffff:127.0.0.1', '127.0.0.1', '2001:db8::1'].map((ip) => place(clientKey(ip)))
+    expect(places).toEqual(['localhost', 'localhost', 'localhost', '2001:db8:0:0::/64'])
+    expect(place(null)).toBe('address unknown')
   })
 })
 

@@ -2,14 +2,20 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import ts from 'typescript'
+import { runSamples } from '../support/run-samples'
 
 /**
  * Every TypeScript sample in the docs compiles against the package as it is. The ```ts blocks of
  * docs/*.md and README.md are written to a temporary folder, one file each, and type-checked as one
  * program (strict, Node's types, 'express-auth-service' mapped to lib/index.ts); a failure names
  * the doc, the line and TypeScript's message. So a renamed option, a changed callback type or a
- * sample that never compiled fails here, not in a user's editor. A block right after
- * `<!-- not compiled: reason -->` is skipped: kept for the few that cannot stand alone.
+ * sample that never compiled fails here, not in a user's editor. They are compiled twice: as a
+ * CommonJS project (`esModuleInterop`) and as an ES module project (`"type": "module"`, `nodenext`),
+ * where a default import of a CommonJS package such as ioredis is no class. Then each one runs, as
+ * an ES module of an app (../support/run-samples.ts): a sample that throws, or leaves an error
+ * unhandled, fails here. A block right after `<!-- not compiled: reason -->` is skipped: kept for
+ * the few that cannot stand alone; one after `<!-- not run: reason -->` is compiled, not run (its
+ * top level runs the reader's own code).
  */
 
 const ROOT = path.resolve(__dirname, '../..')
@@ -23,6 +29,7 @@ const DOCS = [
 const FENCE_START = /^```(?:ts|typescript)\s*$/
 const FENCE_END = /^```\s*$/
 const NOT_COMPILED = /^<!-- not compiled: (\S.*) -->$/
+const NOT_RUN = /^<!-- not run: (\S.*) -->$/
 
 interface Sample {
   /** The doc, relative to the repository: `docs/providers.md`. */
@@ -30,6 +37,8 @@ interface Sample {
   /** The doc's line (1-based) of the block's first line of code. */
   line: number
   code: string
+  /** Why it is compiled but not run, from `<!-- not run: reason -->` right before it. */
+  notRun?: string
 }
 
 interface Skipped {
@@ -53,8 +62,9 @@ function readSamples(): { samples: Sample[]; skipped: Skipped[] } {
         .reverse()
         .find((line) => line.trim() !== '')
       const reason = NOT_COMPILED.exec(before?.trim() ?? '')?.[1]
+      const notRun = NOT_RUN.exec(before?.trim() ?? '')?.[1]
       if (reason !== undefined) skipped.push({ doc, line: start + 1, reason })
-      else samples.push({ doc, line: start + 2, code: lines.slice(start + 1, end).join('\n') })
+      else samples.push({ doc, line: start + 2, code: lines.slice(start + 1, end).join('\n'), notRun })
       start = end
     }
   }
@@ -70,6 +80,11 @@ function packageExports(): string[] {
       .map((name) => name.trim().replace(/^type\s+/, ''))
       .filter((name) => name !== ''),
   )
+}
+
+/** What a block without imports (a fragment) is given: the package's exports, on one line. */
+function importAllLine(): string {
+  return `import { ${packageExports().join(', ')} } from 'express-auth-service'`
 }
 
 /**
@@ -104,19 +119,28 @@ const FALLBACK_MODULES: Record<string, string> = {
     export default pino`,
 }
 
-function typeCheck(samples: readonly Sample[]): string[] {
+/**
+ * How the app's own project is set up: a CommonJS project (`esModuleInterop`), or an ES module
+ * project (`"type": "module"`, `module: nodenext`), where a default import of a CommonJS package is
+ * its `module.exports` (so `import Redis from 'ioredis'` is no class there).
+ */
+type Project = 'commonjs' | 'module'
+
+function typeCheck(samples: readonly Sample[], project: Project): string[] {
   const dir = mkdtempSync(path.join(tmpdir(), 'doc-samples-'))
   try {
     // The samples import express, ioredis, nodemailer, pino… as an app would: from node_modules.
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ private: true, type: project }))
     const options: ts.CompilerOptions = {
       strict: true,
       noUncheckedIndexedAccess: true,
       noImplicitReturns: true,
       target: ts.ScriptTarget.ES2022,
       lib: ['lib.es2022.d.ts'],
-      module: ts.ModuleKind.CommonJS,
-      moduleResolution: ts.ModuleResolutionKind.Node10,
+      ...(project === 'module'
+        ? { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext }
+        : { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 }),
       esModuleInterop: true,
       skipLibCheck: true,
       noEmit: true,
@@ -132,7 +156,7 @@ function typeCheck(samples: readonly Sample[]): string[] {
     const modules = path.join(support, 'modules.d.ts')
     writeFileSync(modules, fallbackModules(prelude, options))
 
-    const importAll = `import { ${packageExports().join(', ')} } from 'express-auth-service'`
+    const importAll = importAllLine()
     const files = new Map<string, { sample: Sample; offset: number }>()
     for (const sample of samples) {
       const file = path.join(dir, `${sample.doc.replace(/\W/g, '-')}-${sample.line}.ts`)
@@ -188,6 +212,21 @@ describe('the code samples in the docs', () => {
   })
 
   it('compile against the package: strict, with Node’s types and the packages an app installs', () => {
-    expect(typeCheck(samples)).toEqual([])
-  }, 60_000)
+    expect(typeCheck(samples, 'commonjs')).toEqual([])
+  }, 180_000)
+
+  it('compile in an ES module project too (`"type": "module"`, `module: nodenext`)', () => {
+    expect(typeCheck(samples, 'module')).toEqual([])
+  }, 180_000)
+
+  it('run as written: each one an ES module of an app, none throws or leaves an error unhandled', async () => {
+    const notRun = samples.filter((sample) => sample.notRun !== undefined)
+    // Only a sample whose top level runs the reader's own code (their files, their database).
+    expect(notRun.length).toBeLessThanOrEqual(3)
+    for (const { notRun: reason } of notRun) expect(reason!.length).toBeGreaterThan(10)
+    const runnable = samples
+      .filter((sample) => sample.notRun === undefined)
+      .map(({ doc, line, code }) => ({ where: `${doc}:${line}`, code }))
+    expect(await runSamples(runnable, importAllLine())).toEqual([])
+  }, 240_000)
 })

@@ -61,6 +61,13 @@ describe("the app's view of a session after sign-in", () => {
     })
     expect(record!.signedInAt).toBeInstanceOf(Date)
     expect(record!.expires.getTime()).toBeGreaterThan(Date.now())
+    // The same times in seconds since the epoch, the package's convention (as SessionRecord and listSessions).
+    expect(record).toMatchObject({
+      createdAt: record!.signedInAt.getTime() / 1000,
+      expiresAt: record!.expires.getTime() / 1000,
+      issuedAt: expect.any(Number),
+    })
+    expect(record!.issuedAt).toBeGreaterThanOrEqual(record!.createdAt)
     expect(Object.isFrozen(record)).toBe(true)
     expect(Object.isFrozen(record!.data!.nested)).toBe(true)
 
