@@ -35,6 +35,8 @@ export type LogEvent =
   | 'passkey.added'
   | 'passkey.refused'
   | 'passkey.cloned'
+  | 'provider.discovery_failed'
+  | 'redis.no_error_listener'
 
 export interface LogEntry {
   level: LogLevel
