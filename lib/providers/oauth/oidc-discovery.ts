@@ -1,3 +1,4 @@
+import { errorText } from '../../logger'
 import type { Jwk } from '../../crypto/jws'
 import { describe } from '../../util/options'
 import { parseHttpUrl } from '../../urls/http-url'
@@ -37,15 +38,24 @@ async function getJson(url: string, timeoutMs: number): Promise<Record<string, u
     if (res.status >= 500 || res.status === 429) throw new Unreachable(`${url} answered ${res.status}`)
     throw new Error(`${url} answered ${res.status}`)
   }
-  const body: unknown = JSON.parse(await readCapped(res, url, timeoutMs))
+  const body = parseJson(await readCapped(res, url, timeoutMs), url)
   if (!isRecord(body)) throw new Error(`${url} did not answer a JSON object`)
   return body
 }
 
+/** A body that is no JSON at all (a proxy's or a server's error page) is an outage, not an answer. */
+function parseJson(text: string, url: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw new Unreachable(`${url} did not answer JSON: ${errorText(error)}`, error)
+  }
+}
+
 /**
- * The provider could not be asked (no connection, no answer in time, a server error): an outage,
- * tried again later. Every other failure is an answer that is not what was asked for, which no
- * retry changes: a wrong address or issuer in the configuration.
+ * The provider could not be asked (no connection, no answer in time, a server error, a page that
+ * is no JSON): an outage, tried again later. Every other failure is an answer that is not what was
+ * asked for, which no retry changes: a wrong address or issuer in the configuration.
  */
 export class Unreachable extends Error {
   override name = 'Unreachable'

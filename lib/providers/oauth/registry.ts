@@ -46,7 +46,7 @@ export const DISCOVERY_BACKOFF_MS = 30_000
 /**
  * Why an OIDC provider could not be set up: its message names the provider, the issuer and the
  * cause. `kind` is `configuration` when the issuer answered something other than its own discovery
- * (another issuer, a 404, no JSON): no retry helps, the configuration is wrong; `unreachable` for
+ * (another issuer, a 404, missing endpoints): no retry helps, the configuration is wrong; `unreachable` for
  * an outage.
  */
 export class DiscoveryError extends Error {
