@@ -1,5 +1,6 @@
 import type { Router } from 'express'
 import { resolveConfig, type ResolvedConfig } from './config'
+import { warnWithoutErrorListener } from './config/stores'
 import type { AuthOptions } from './config/types'
 import type { BaseUrl } from './urls/base-url'
 import { keyRing } from './crypto/keys'
@@ -35,7 +36,17 @@ import { providerTokens } from './tokens'
 import { withTokenCleanup } from './tokens/cleanup'
 import { providerUrls } from './urls/provider-urls'
 
-export type AuthRouter = Router & AuthHelpers & DeviceHelpers & PasskeyHelpers
+export type AuthRouter = Router & AuthHelpers & DeviceHelpers & PasskeyHelpers & StartupHelpers
+
+export interface StartupHelpers {
+  /**
+   * Resolves when every OpenID Connect provider's discovery has answered (at once when there is
+   * none); rejects with an Error naming the provider, its issuer and what went wrong: a wrong
+   * issuer, or one that cannot be reached. Optional: without it, discovery waits for the first
+   * sign-in, and its failure is logged (`provider.discovery_failed`).
+   */
+  ready(): Promise<void>
+}
 
 /** `POST /_log` entries a client IP may send per minute. */
 const CLIENT_LOG_ENTRIES_PER_MINUTE = 30
@@ -104,7 +115,8 @@ export function auth(options?: AuthOptions): AuthRouter {
     }),
   })
   const devices = createDevices(sessions, handles, state.revocations, config.session.maxLifetime)
-  const helpers = { ...createHelpers(svc, handleOf), ...createCsrfHelpers(svc) }
+  const startup: StartupHelpers = { ready: () => oauth.ready() }
+  const helpers = { ...createHelpers(svc, handleOf), ...createCsrfHelpers(svc), ...startup }
   return Object.assign(createRouter(svc), helpers, devices, createPasskeyHelpers(passkey))
 }
 
@@ -122,6 +134,7 @@ function serverState(config: ResolvedConfig): {
 } {
   if (!config.redis) return { state: memoryState(config.session.maxLifetime), redis: null, tracked: null }
   const { client, prefix } = config.redis
+  warnWithoutErrorListener(client, config.log)
   const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'))
   // Database sessions in Redis's own store are read on every request: kept in memory, current by
   // Redis. Users' revocation times too (every session read checks one), unless revocationDelay is 0.

@@ -14,6 +14,7 @@ export {
 export { email, type EmailOptions } from './providers/email/factory'
 export { passkey, type PasskeyOptions } from './providers/passkey/factory'
 export type { PasskeyHelpers, PasskeyInfo } from './providers/passkey/manage'
+export type { StartupHelpers } from './auth'
 export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './store/passkeys'
 export type { VerificationRecord, VerificationStore } from './store/verification'
 export { redisSessionStore, type RedisSessionStoreOptions } from './store/connect-redis'

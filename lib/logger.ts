@@ -36,6 +36,8 @@ export type LogEvent =
   | 'passkey.refused'
   | 'passkey.reauth'
   | 'passkey.cloned'
+  | 'provider.discovery_failed'
+  | 'redis.no_error_listener'
 
 export interface LogEntry {
   level: LogLevel

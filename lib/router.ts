@@ -7,6 +7,7 @@ import { readCookies } from './http/cookies'
 import { errorAnswer, sendError } from './http/error-response'
 import { relativePath, suffixMount } from './http/mount'
 import { Context, type Handler } from './context'
+import { outsideText } from './logger'
 import type { Services } from './services'
 import { backchannelLogout } from './routes/backchannel-logout'
 import { providerCallback } from './routes/callback'
@@ -94,7 +95,8 @@ export function createRouter(svc: Services): Router {
     dispatch(svc, basePath, req, res, next, checkSetup)
       .catch((err: unknown) => {
         if (!isAuthError(err)) return next(err)
-        if (err.code === 'Configuration') svc.log('error', 'request.invalid', err.message)
+        // An app's code (a callback, a store) may throw it too: its text is cut and escaped like any outside text.
+        if (err.code === 'Configuration') svc.log('error', 'request.invalid', outsideText(err.message, 1000))
         sendError(req, res, err, errorAnswer(svc.languages, svc.config.base?.href, req, res, svc.config.theme))
       })
       .catch(next)

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors'
+import type { Log } from '../logger'
 import { isRedisClient, type RedisClient } from '../store/redis'
 import { isExpressSessionStore } from '../store/express-session-store'
 import { checkKeys, describe, optionalObject, optionalSeconds } from '../util/options'
@@ -34,6 +35,21 @@ export function resolveRedis(options: Record<string, unknown>): ResolvedRedis {
     )
   }
   return Object.freeze({ client, prefix: prefix ?? 'auth:' })
+}
+
+/**
+ * An ioredis client (or Cluster) with no `error` listener prints "Unhandled error event" with a
+ * stack on every failed retry while Redis is down, and the app learns nothing else: warned once,
+ * at start, with the fix. Our own connections (duplicates) carry their own listener.
+ */
+export function warnWithoutErrorListener(client: RedisClient, log: Log): void {
+  const emitter = client as unknown as { listenerCount?: (event: string) => number }
+  if (typeof emitter.listenerCount !== 'function' || emitter.listenerCount('error') > 0) return
+  log(
+    'warn',
+    'redis.no_error_listener',
+    `the \`redis\` client has no 'error' listener: while Redis is down, ioredis prints "Unhandled error event" on every retry; add one where the client is made: redis.on('error', …), logging the error, say`,
+  )
 }
 
 export function resolveSession(value: unknown, redis: boolean) {

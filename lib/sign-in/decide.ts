@@ -1,5 +1,6 @@
 import type { Context } from '../context'
 import { isAuthError, type AuthErrorCode } from '../errors'
+import { errorText } from '../logger'
 import type { ProviderUser } from '../providers/types'
 import { toSessionData } from '../session/record'
 import { isPlainObject, kindOf } from '../util/object'
@@ -33,7 +34,8 @@ export async function askSignIn(ctx: Context, question: SignInQuestion): Promise
   try {
     answer = await signIn(question)
   } catch (error) {
-    const why = error instanceof Error ? error.message : kindOf(error)
+    // The app's exception may quote anything (a row, a stack, a request): outside text for the log.
+    const why = typeof (error as { message?: unknown } | null)?.message === 'string' ? errorText(error) : kindOf(error)
     ctx.svc.log('warn', 'callback.error', `callbacks.signIn threw, so the sign-in was refused: ${why}`)
     return { kind: 'deny', code: isAuthError(error) ? error.code : 'AccessDenied' }
   }

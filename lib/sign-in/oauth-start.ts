@@ -32,6 +32,9 @@ export async function startOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pro
     },
   })
   if (started.ok) return ctx.redirect(started.url)
+  // A failed discovery is logged where it failed; an issuer that answered wrong is the app's configuration.
+  if ('discovery' in started)
+    return ctx.redirectToError(started.discovery.kind === 'configuration' ? 'Configuration' : 'OAuthSignin')
   svc.log('error', 'callback.error', `provider ${provider.id}: the sign-in could not start: ${started.reason}`)
   ctx.redirectToError('OAuthSignin')
 }

@@ -41,7 +41,8 @@ function reasonOf(error: unknown, timeout: number): string {
   if (error instanceof NotConnected) return error.message
   const code = (error as { code?: unknown } | null)?.code
   if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,31}$/.test(code)) return code
-  return error instanceof Error ? error.name : 'a failure'
+  // A store's own error class may be named anything: a name of the usual shape only.
+  return error instanceof Error && /^\w{1,40}$/.test(error.name) ? error.name : 'a failure'
 }
 
 export function unavailable(reason: string, cause?: unknown): AuthError {

@@ -8,17 +8,18 @@ const h = useHostileHarness({
 })
 
 describe('OpenID Connect discovery', () => {
-  it('refuses a discovery document naming another issuer: the sign-in never reaches the issuer, nobody is signed in', async () => {
+  it('refuses a discovery document naming another issuer: the Configuration page, the sign-in never reaches the issuer, nobody is signed in', async () => {
     const browser = h.browser()
     const res = await browser.signIn('hostile')
     expect(res.status).toBe(302)
-    expect(res.headers.get('location')).toBe(`${h.base}/error?error=OAuthSignin`)
+    expect(res.headers.get('location')).toBe(`${h.base}/error?error=Configuration`)
     expect(h.issuer.authorizations).toEqual([])
     expect(browser.cookie('auth.session-token')).toBeUndefined()
     expect(await browser.session()).toEqual({})
     expect(h.logs).toContainEqual(
       expect.objectContaining({
         level: 'error',
+        event: 'provider.discovery_failed',
         message: expect.stringMatching(/discovery names the issuer "https:\/\/accounts\.evil\.example"/),
       }),
     )

@@ -1,5 +1,6 @@
 import { oauth2 } from '../../lib'
 import { defaultLogger } from '../../lib/logger'
+import { guarded } from '../../lib/store/guarded'
 import { serve, type Served } from '../support/app'
 import { Browser } from '../support/browser'
 
@@ -81,5 +82,19 @@ describe('log forging', () => {
     expect(written[0]!.endsWith('\n')).toBe(true)
     expect(written[0]!.slice(0, -1)).not.toMatch(/[\r\n\u2028\u0085\u202e]/)
     expect(written[0]).toContain('a\\u000d\\u000aforged line\\u2028and\\u0085more\\u202eright-to-left')
+  })
+
+  it("a session store's failure is logged by its code or class name, never a forged one", async () => {
+    const reasons: string[] = []
+    const health = { ok: () => {}, failed: (reason: string) => void reasons.push(reason) }
+    const hostile = Object.assign(new Error('row 42: secret'), { name: 'StoreError\n[express-auth-service] error x' })
+    await expect(guarded(() => Promise.reject(hostile), 1000, health)).rejects.toMatchObject({
+      code: 'ServiceUnavailable',
+    })
+    class StoreDown extends Error {
+      override name = 'StoreDown'
+    }
+    await expect(guarded(() => Promise.reject(new StoreDown('x')), 1000, health)).rejects.toThrow()
+    expect(reasons).toEqual(['a failure', 'StoreDown'])
   })
 })

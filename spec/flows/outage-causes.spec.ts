@@ -35,7 +35,7 @@ describe('an issuer that is down', () => {
     })
     try {
       await new Browser(gone).startSignIn('gone')
-      const entry = gone.logs.find((e) => e.event === 'config.warning' && /discovery/.test(e.message))
+      const entry = gone.logs.find((e) => e.event === 'provider.discovery_failed')
       expect(entry?.message).toBe(
         `provider gone: OpenID Connect discovery at http://127.0.0.1:${port} failed: 127.0.0.1:${port} could not be reached (ECONNREFUSED)`,
       )

@@ -93,6 +93,21 @@ describe("the app's signIn callback", () => {
     expect(signedIn).toEqual([])
   })
 
+  it("logs a thrown error's text as outside text: cut, with its line breaks escaped", async () => {
+    // 2,145 characters with line breaks, as an exception quoting a database row or a stack might carry.
+    const forged = `lookup failed\r\n[express-auth-service] info session.created: signed in as admin\u2028${'x'.repeat(2080)}`
+    decide = () => {
+      throw new Error(forged)
+    }
+    h.logs.length = 0
+    const browser = new Browser(h)
+    expect((await browser.signIn('oidc')).headers.get('location')).toBe(`${h.base}/error?error=AccessDenied`)
+    const entry = h.logs.find((logged) => logged.event === 'callback.error')!
+    expect(entry.message).toContain('callbacks.signIn threw, so the sign-in was refused: lookup failed')
+    expect(entry.message).not.toMatch(/[\r\n\u2028]/)
+    expect(entry.message.length).toBeLessThan(300)
+  })
+
   it.each([
     ['null', null, 'null'],
     ['undefined', undefined, 'undefined'],

@@ -4,7 +4,7 @@ import { CHECKED_FLOW, type CheckedFlow, type FlowStart } from './passport-state
 import { verifyIdToken } from './id-token'
 import { runStrategy, type StrategyResult } from './passport-adapter'
 import { defaultProfile, toTokens } from './profile'
-import { AUTHORIZATION_PARAMS, type OAuthRegistry, type OAuthRuntime } from './registry'
+import { AUTHORIZATION_PARAMS, type DiscoveryError, type OAuthRegistry, type OAuthRuntime } from './registry'
 import type { OAuthTokens, ProviderUser } from '../types'
 
 /** Parameters an app's extra authorization parameters can never replace. */
@@ -44,7 +44,11 @@ function stringFields(input: StrategyInput): { query: Record<string, string>; bo
   return { query, body }
 }
 
-export type Started = { ok: true; url: string } | { ok: false; reason: string }
+export type Started =
+  | { ok: true; url: string }
+  | { ok: false; reason: string }
+  /** OIDC discovery failed (and was logged): a wrong configuration, or an issuer that cannot be reached. */
+  | { ok: false; discovery: DiscoveryError }
 
 /** Builds the authorization request; the flow starts (its cookie is set) through `start`. */
 export async function startAuthorization(
@@ -53,8 +57,11 @@ export async function startAuthorization(
   req: Request,
   input: { callbackURL: string; start: FlowStart; params: Record<string, string>; nonce?: string },
 ): Promise<Started> {
-  if (!(await runtime.ready()))
-    return { ok: false, reason: 'the provider could not be set up (see the discovery error)' }
+  try {
+    await runtime.discovered()
+  } catch (error) {
+    return { ok: false, discovery: error as DiscoveryError }
+  }
   const params = input.nonce === undefined ? input.params : { ...input.params, nonce: input.nonce }
   // The strategy sees no query or body here: passport-oauth2 would read `?error=` or `?code=` on the
   // sign-in POST as if the provider had sent them. Extra parameters reach it as options.

@@ -1,3 +1,4 @@
+import { errorText } from '../../logger'
 import type { Jwk } from '../../crypto/jws'
 import { describe } from '../../util/options'
 import { parseHttpUrl } from '../../urls/http-url'
@@ -29,15 +30,38 @@ async function getJson(url: string, timeoutMs: number): Promise<Record<string, u
   try {
     res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } })
   } catch (error) {
-    throw new Error(`${new URL(url).host} ${unreachable(error, timeoutMs)}`, { cause: error })
+    throw new Unreachable(`${new URL(url).host} ${unreachable(error, timeoutMs)}`, error)
   }
   if (!res.ok) {
     await res.body?.cancel()
+    // A server error or a rate limit is an outage; any other status answers for another address.
+    if (res.status >= 500 || res.status === 429) throw new Unreachable(`${url} answered ${res.status}`)
     throw new Error(`${url} answered ${res.status}`)
   }
-  const body: unknown = JSON.parse(await readCapped(res, url))
+  const body = parseJson(await readCapped(res, url, timeoutMs), url)
   if (!isRecord(body)) throw new Error(`${url} did not answer a JSON object`)
   return body
+}
+
+/** A body that is no JSON at all (a proxy's or a server's error page) is an outage, not an answer. */
+function parseJson(text: string, url: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw new Unreachable(`${url} did not answer JSON: ${errorText(error)}`, error)
+  }
+}
+
+/**
+ * The provider could not be asked (no connection, no answer in time, a server error, a page that
+ * is no JSON): an outage, tried again later. Every other failure is an answer that is not what was
+ * asked for, which no retry changes: a wrong address or issuer in the configuration.
+ */
+export class Unreachable extends Error {
+  override name = 'Unreachable'
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause })
+  }
 }
 
 /**
@@ -55,17 +79,23 @@ function unreachable(error: unknown, timeoutMs: number): string {
   return `could not be reached (${typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,31}$/.test(code) ? code : 'fetch failed'})`
 }
 
-async function readCapped(res: Response, url: string): Promise<string> {
+async function readCapped(res: Response, url: string, timeoutMs: number): Promise<string> {
   if (!res.body) return ''
   const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.length
-    if (size > MAX_ANSWER_BYTES) {
-      await res.body.cancel().catch(() => {})
-      throw new Error(`${url} answered more than ${MAX_ANSWER_BYTES} bytes`)
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.length
+      if (size > MAX_ANSWER_BYTES) break
+      chunks.push(chunk)
     }
-    chunks.push(chunk)
+  } catch (error) {
+    throw new Unreachable(`${new URL(url).host} ${unreachable(error, timeoutMs)}`, error)
+  }
+  if (size > MAX_ANSWER_BYTES) {
+    await res.body.cancel().catch(() => {})
+    // A broken or hostile server rather than a wrong address: tried again later, like an outage.
+    throw new Unreachable(`${url} answered more than ${MAX_ANSWER_BYTES} bytes`)
   }
   return Buffer.concat(chunks).toString('utf8')
 }

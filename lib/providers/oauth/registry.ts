@@ -3,7 +3,7 @@ import type OAuth2Strategy from 'passport-oauth2'
 import { errorText, type Log } from '../../logger'
 import { limitOAuthRequests } from './deadline'
 import { UserinfoStrategy } from './userinfo-strategy'
-import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
+import { discover, jwksCache, Unreachable, type OidcMetadata } from './oidc-discovery'
 import { flowStateStore } from './passport-state-store'
 import type { OAuth2Provider, OAuthProvider, OidcProvider, Provider, StrategyProvider } from '../types'
 import { ConfigurationError } from '../../errors'
@@ -24,6 +24,8 @@ export interface OAuthRuntime {
   readonly provider: OAuthProvider
   /** Null when the provider cannot be set up now (an unreachable issuer); logged, and tried again next time. */
   ready(): Promise<Ready | null>
+  /** `ready()`, rejected with the DiscoveryError when the provider cannot be set up (already logged). */
+  discovered(): Promise<Ready>
   /**
    * The origin of the authorization endpoint, where the sign-in form's redirect goes (the pages' CSP
    * `form-action` must allow it). For OIDC, the discovered one once `ready()` succeeded, the issuer's
@@ -41,10 +43,29 @@ export interface OAuthRuntime {
 
 export const DISCOVERY_BACKOFF_MS = 30_000
 
+/**
+ * Why an OIDC provider could not be set up: its message names the provider, the issuer and the
+ * cause. `kind` is `configuration` when the issuer answered something other than its own discovery
+ * (another issuer, a 404, missing endpoints): no retry helps, the configuration is wrong; `unreachable` for
+ * an outage.
+ */
+export class DiscoveryError extends Error {
+  override name = 'DiscoveryError'
+  constructor(
+    readonly provider: string,
+    readonly kind: 'configuration' | 'unreachable',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
 export interface OAuthRegistry {
   /** This auth() call's own Passport instance: never the global one. */
   readonly passport: PassportInstance
   get(id: string): OAuthRuntime | undefined
+  /** Resolves when every provider's discovery answered; rejects with the first DiscoveryError. */
+  ready(): Promise<void>
 }
 
 /** `timeoutMs`: the deadline of every request to a provider (discovery, keys, token, userinfo). */
@@ -63,7 +84,10 @@ export function createOAuthRegistry(providers: readonly Provider[], log: Log, ti
     runtimes.set(provider.id, setUp(passport, provider, log, timeoutMs))
   }
   logoutNotice(providers, log)
-  return Object.freeze({ passport, get: (id: string) => runtimes.get(id) })
+  const ready = async () => {
+    await Promise.all([...runtimes.values()].map((runtime) => runtime.discovered()))
+  }
+  return Object.freeze({ passport, get: (id: string) => runtimes.get(id), ready })
 }
 
 function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, timeoutMs: number): OAuthRuntime {
@@ -85,16 +109,19 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
     return {
       provider,
       ready: async () => ready,
+      discovered: async () => ready,
       authorizationOrigin: () => origin,
       awaitDiscovery: async () => ready,
     }
   }
-  // Discovery happens on the first sign-in (or sign-in page), once; a failure is retried on a later attempt.
-  let pending: Promise<Ready | null> | null = null
+  // Discovery happens on the first sign-in (or sign-in page, or router.ready()), once; a failure is
+  // retried on a later attempt.
+  let pending: Promise<Ready> | null = null
   // Until discovery succeeds, the issuer's own origin: where nearly every provider authorizes.
   let origin = originOf(provider.issuer)
   let failedAt = -Infinity
-  const ready = () => {
+  const logFailure = failureLog(provider, log)
+  const discovered = () => {
     pending ??= discover(provider, timeoutMs).then(
       (metadata) => {
         passport.use(provider.id, prepare(userinfoStrategy(provider, discoveredEndpoints(metadata)), timeoutMs))
@@ -108,20 +135,38 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
         return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs) } }
       },
       (error: unknown) => {
-        log(
-          'error',
-          'config.warning',
-          `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${errorText(error)}`,
-        )
         pending = null
         failedAt = Date.now()
-        return null
+        throw logFailure(error)
       },
     )
     return pending
   }
+  const ready = () => discovered().catch(() => null)
   const awaitDiscovery = async () => (Date.now() - failedAt < DISCOVERY_BACKOFF_MS ? null : ready())
-  return { provider, ready, authorizationOrigin: () => origin, awaitDiscovery }
+  return { provider, ready, discovered, authorizationOrigin: () => origin, awaitDiscovery }
+}
+
+/**
+ * A failed discovery as a DiscoveryError, logged once: the same failure again within
+ * DISCOVERY_BACKOFF_MS (a page view, then the sign-in it leads to) is not logged again. A wrong
+ * configuration is an error, an issuer that cannot be reached now a warning.
+ */
+function failureLog(provider: OidcProvider, log: Log): (error: unknown) => DiscoveryError {
+  let last = ''
+  let loggedAt = -Infinity
+  return (error) => {
+    const cause = error instanceof Unreachable ? 'unreachable' : 'configuration'
+    const message = `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${errorText(error)}`
+    if (message !== last || Date.now() - loggedAt >= DISCOVERY_BACKOFF_MS) {
+      ;[last, loggedAt] = [message, Date.now()]
+      log(cause === 'configuration' ? 'error' : 'warn', 'provider.discovery_failed', message, {
+        provider: provider.id,
+        cause,
+      })
+    }
+    return new DiscoveryError(provider.id, cause, message)
+  }
 }
 
 /**
