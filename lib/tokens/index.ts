@@ -109,10 +109,7 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
   const shared = vault && redisRefresher({ vault, ring, lockMs: deps.providerTimeout + 5000, exchange })
   const local = inlineRefresher(exchangeKeeping((set) => sealTokens(ring, set).length <= INLINE_BUDGET))
 
-  function refusal(account: { provider: string; [field: string]: unknown }) {
-    const kept = deps.registry.get(account.provider)?.provider.tokens ? fromAccount(account) : null
-    return kept && !kept.ok ? kept.reason : null
-  }
+  const refusal = refusalOf(deps)
 
   async function capture(account: { provider: string; [field: string]: unknown }, userId: string) {
     const provider = deps.registry.get(account.provider)?.provider
@@ -175,6 +172,13 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+function refusalOf(deps: TokenDeps): ProviderTokens['refusal'] {
+  return (account) => {
+    const kept = deps.registry.get(account.provider)?.provider.tokens ? fromAccount(account) : null
+    return kept && !kept.ok ? kept.reason : null
+  }
+}
 
 /**
  * Cookie sessions keep the set in the cookie: a successor that cannot reach the browser would be

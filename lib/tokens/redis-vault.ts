@@ -103,6 +103,13 @@ local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('EXPIREAT', KEYS[1], newest[2])
 return 1`
 
+/** LOCK_STATE's answer: the lock's value (an owner's id, or a mark after a failure) and its PTTL. */
+function lockStateOf(state: unknown): { left: number; failed: boolean; uncertain: boolean } {
+  const [value, left] = Array.isArray(state) ? (state as unknown[]) : []
+  const uncertain = value === 'uncertain'
+  return { left: typeof left === 'number' ? Math.max(0, left) : 0, failed: value === 'failed' || uncertain, uncertain }
+}
+
 /** A ref as we issue them (random, base64url): anything else in a record is never sent to Redis. */
 const isRef = (ref: string) => /^[\w-]{22}$/.test(ref)
 
@@ -142,10 +149,7 @@ export function redisVault(redis: RedisRunner, tracked: TrackedReads | null = nu
       return taken === 'OK' ? owner : null
     },
     async lockState(ref: string) {
-      const state = await redis.run((client) => client.eval(LOCK_STATE, 1, lockKey(ref)))
-      const [value, left] = Array.isArray(state) ? (state as unknown[]) : []
-      const uncertain = value === 'uncertain'
-      return { left: typeof left === 'number' ? Math.max(0, left) : 0, failed: value === 'failed' || uncertain, uncertain }
+      return lockStateOf(await redis.run((client) => client.eval(LOCK_STATE, 1, lockKey(ref))))
     },
     async failForNow(ref: string, owner: string, ms: number, mark: 'failed' | 'uncertain' = 'failed') {
       await redis.run((client) => client.eval(FAIL_FOR_NOW, 1, lockKey(ref), owner, ms, channel, ref, mark))

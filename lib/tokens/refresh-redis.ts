@@ -72,24 +72,12 @@ export function redisRefresher(deps: RedisRefreshDeps) {
    * write is slow keeps it, and only a frozen or dead one loses it to a takeover.
    */
   async function refreshHeld(ref: string, current: Stored, owner: string, lockEnd: number): Promise<Stored | null> {
-    const renewal = renewing(ref, owner, lockEnd + lockMs)
+    const renewal = renewing(vault, lockMs, ref, owner, lockEnd + lockMs)
     try {
       return await exchangeHeld(ref, current, owner, lockEnd)
     } finally {
       clearInterval(renewal)
     }
-  }
-
-  function renewing(ref: string, owner: string, until: number): NodeJS.Timeout {
-    const timer = setInterval(
-      () => {
-        if (Date.now() + lockMs / 3 >= until) return clearInterval(timer)
-        void vault.renew(ref, owner, lockMs).catch(() => undefined)
-      },
-      Math.max(10, Math.floor(lockMs / 3)),
-    )
-    timer.unref()
-    return timer
   }
 
   async function exchangeHeld(ref: string, current: Stored, owner: string, lockEnd: number): Promise<Stored | null> {
@@ -159,4 +147,17 @@ export function redisRefresher(deps: RedisRefreshDeps) {
       return run
     },
   })
+}
+
+/** Renews `owner`'s lock of `ref` every third of `lockMs`, until `until` (ms since the epoch). */
+function renewing(vault: TokenVault, lockMs: number, ref: string, owner: string, until: number): NodeJS.Timeout {
+  const timer = setInterval(
+    () => {
+      if (Date.now() + lockMs / 3 >= until) return clearInterval(timer)
+      void vault.renew(ref, owner, lockMs).catch(() => undefined)
+    },
+    Math.max(10, Math.floor(lockMs / 3)),
+  )
+  timer.unref()
+  return timer
 }

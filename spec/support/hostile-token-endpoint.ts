@@ -29,6 +29,9 @@ export interface HostileTokenEndpoint {
   refreshedLifetime: number
   /** With `late`: how long the refresh answer takes. */
   lateMs: number
+  /** Stops listening (a request then is refused before anything is sent); `up()` listens again on the same port. */
+  down(): Promise<void>
+  up(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -50,6 +53,9 @@ export async function startHostileTokenEndpoint(): Promise<HostileTokenEndpoint>
         server.closeAllConnections()
         server.close(() => resolve())
       }),
+    down: () => endpoint.stop(),
+    up: () =>
+      new Promise<void>((resolve) => server.listen(Number(new URL(endpoint.origin).port), '127.0.0.1', resolve)),
   }
   const tokens = (lifetime = 10) => {
     const answer = {
