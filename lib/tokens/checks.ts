@@ -1,6 +1,5 @@
 import type { Log } from '../logger'
 import type { ProviderInfo } from '../providers/types'
-import type { GetAccessTokenOptions } from './index'
 import type { TokenSet } from './token-set'
 
 /**
@@ -8,6 +7,13 @@ import type { TokenSet } from './token-set'
  * the fix, never a `null` that reads as "not signed in"), and when a kept access token is still
  * good enough to answer.
  */
+
+export interface GetAccessTokenOptions {
+  /** Refresh when the access token expires within this many seconds. Default 60. */
+  minValidity?: number
+  /** `'force'`: refresh even if it looks valid (the provider's API answered 401). */
+  refresh?: 'force'
+}
 
 export function checkOptions(options: GetAccessTokenOptions): { minValidity: number; force: boolean } {
   if (typeof options !== 'object' || options === null)

@@ -6,7 +6,7 @@ import { boundedCache } from '../util/cache'
 import type { ProviderInfo } from '../providers/types'
 import type { RedisRunner } from '../store/redis'
 import type { TrackedReads } from '../store/redis/held'
-import { checkOptions, providerCheck, shortLived } from './checks'
+import { checkOptions, providerCheck, shortLived, type GetAccessTokenOptions } from './checks'
 import { exchanger, notifier, type ExchangeDeps } from './exchange'
 import { redisRefresher, type Exchanged } from './refresh-redis'
 import { inlineRefresher } from './refresh-inline'
@@ -30,12 +30,7 @@ export type { AccessToken } from './token-set'
  * ./refresh-inline.ts). The record's `tokens` is `r:<ref>` (Redis) or `s:<sealed set>`.
  */
 
-export interface GetAccessTokenOptions {
-  /** Refresh when the access token expires within this many seconds. Default 60. */
-  minValidity?: number
-  /** `'force'`: refresh even if it looks valid (the provider's API answered 401). */
-  refresh?: 'force'
-}
+export type { GetAccessTokenOptions } from './checks'
 
 export interface TokenDeps extends ExchangeDeps {
   readonly secrets: readonly string[]
