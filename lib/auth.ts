@@ -74,6 +74,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     redis,
     tracked,
     registry: oauth,
+    providers: config.providers,
     log: config.log,
     providerTimeout: config.providerTimeout,
     maxAge: config.session.maxAge,

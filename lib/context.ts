@@ -7,6 +7,8 @@ import type { Services } from './services'
 import { chooseCallbackUrl } from './urls/callback-url'
 import type { Messages } from './pages/messages'
 import { errorText } from './logger'
+import type { SessionRecord } from './config/types'
+import { appRecord } from './session/shape'
 
 /**
  * One request as a handler sees it, built by the router. A class, not an object literal: every
@@ -111,11 +113,14 @@ export class Context {
     return chooseCallbackUrl(this.param('callbackUrl'), this.base, trustedOrigins, callbacks.redirect, this.svc.log)
   }
 
-  /** Runs an app event; a failing event is logged and never breaks the flow. */
+  /**
+   * Runs an app event; a failing event is logged and never breaks the flow. A session record in the
+   * message is handed over without its tokens (lib/session/shape.ts `appRecord`).
+   */
   async emit<T>(name: string, event: ((message: T) => void | Promise<void>) | undefined, message: T): Promise<void> {
     if (!event) return
     try {
-      await event(message)
+      await event(withoutTokens(message))
     } catch (error) {
       this.svc.log('error', 'event.error', `events.${name} threw: ${errorText(error)}`)
     }
@@ -124,3 +129,8 @@ export class Context {
 
 /** A route's handler: synchronous when it can answer without I/O (the hot GET routes), else a promise. */
 export type Handler = (ctx: Context) => void | Promise<void>
+
+function withoutTokens<T>(message: T): T {
+  const record = (message as { record?: SessionRecord | null } | null)?.record
+  return record?.tokens === undefined ? message : { ...message, record: appRecord(record) }
+}

@@ -209,6 +209,7 @@ function accessTokenHelper(svc: Services, serviceOf: (req: Request) => ReturnTyp
   const { config } = svc
   return async function getAccessToken(req: Request, providerId: string, options?: GetAccessTokenOptions) {
     if (typeof providerId !== 'string') throw new TypeError('getAccessToken(req, providerId): providerId is a string')
+    svc.tokens.checkProvider(providerId)
     const service = serviceOf(req)
     if (service === null) return null
     const res = req.res && !req.res.headersSent ? req.res : undefined
@@ -225,7 +226,8 @@ function accessTokenHelper(svc: Services, serviceOf: (req: Request) => ReturnTyp
         )
       await svc.sessions.save(cookie, changed)
     }
-    return svc.tokens.getAccessToken({ record, save }, providerId, options)
+    const late = !res && config.session.strategy === 'cookie'
+    return svc.tokens.getAccessToken({ record, save, late }, providerId, options)
   }
 }
 

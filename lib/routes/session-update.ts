@@ -4,7 +4,7 @@ import type { SessionRecord } from '../config/types'
 import { isAuthError } from '../errors'
 import type { SessionCookie } from '../session/manager'
 import { toSessionData } from '../session/record'
-import { clientSession } from '../session/shape'
+import { appRecord, clientSession } from '../session/shape'
 import type { Context } from '../context'
 
 /**
@@ -20,7 +20,7 @@ export async function updateSession(ctx: Context): Promise<void> {
   if (!record) return sendJson(res, 200, svc.config.emptySession, true)
   const newData = ctx.body.data
   const { update } = svc.config.callbacks
-  const answer: unknown = update ? await update({ record, newData }) : undefined
+  const answer: unknown = update ? await update({ record: appRecord(record), newData }) : undefined
   const data = answer === undefined ? undefined : toSessionData(answer)
   if (data === null) {
     // Anything but a JSON object (or undefined: keep) would seal a session that no longer opens.

@@ -2,6 +2,17 @@ import type { Callbacks, Session, SessionRecord } from '../config/types'
 import type { Log } from '../logger'
 import { isRecord, kindOf } from '../util/object'
 
+/**
+ * The record as the app's code receives it (callbacks, events): without `tokens`, where the
+ * provider's tokens are kept (without Redis, the sealed set itself): nothing of a token reaches the
+ * app's code but through getAccessToken. The record itself when it keeps none (no copy).
+ */
+export function appRecord<R extends SessionRecord | null>(record: R): R {
+  if (record === null || record.tokens === undefined) return record
+  const { tokens: _where, ...visible } = record
+  return visible as R
+}
+
 /** The default client-safe object: the user's name, e-mail and picture, and the expiry. Nothing else. */
 export function defaultSession(record: SessionRecord): Session {
   const session: Session = {
@@ -29,9 +40,8 @@ export function clientSession(
   const session = defaultSession(record)
   if (!callbacks.session) return session
   // The callback sees whether the tokens failed (`tokenError`), never where they are (`tokens`).
-  const { tokens: _where, ...visible } = record
   try {
-    const shaped: unknown = callbacks.session({ session, record: visible, trigger, newData })
+    const shaped: unknown = callbacks.session({ session, record: appRecord(record), trigger, newData })
     // What `await` would do with a thenable; reading `then` may throw too (a hostile getter), and
     // so may checking the answer (a revoked Proxy).
     if (isThenable(shaped)) return Promise.resolve(shaped).then((answer: unknown) => checked(answer, log))

@@ -1,13 +1,13 @@
-import type { SessionRecord, TokenRefreshMessage } from '../config/types'
+import type { SessionRecord } from '../config/types'
 import { keyRing } from '../crypto/keys'
 import { AuthError, ConfigurationError } from '../errors'
 import { CHUNK_SIZE, MAX_CHUNKS } from '../http/chunked-cookie'
-import type { Log } from '../logger'
 import { boundedCache } from '../util/cache'
-import { refreshGrant } from '../providers/oauth/refresh'
-import type { OAuthRegistry } from '../providers/oauth/registry'
+import type { ProviderInfo } from '../providers/types'
 import type { RedisRunner } from '../store/redis'
 import type { TrackedReads } from '../store/redis/held'
+import { checkOptions, providerCheck, shortLived, type GetAccessTokenOptions } from './checks'
+import { exchanger, notifier, type ExchangeDeps } from './exchange'
 import { redisRefresher, type Exchanged } from './refresh-redis'
 import { inlineRefresher } from './refresh-inline'
 import { redisVault, type TokenVault } from './redis-vault'
@@ -17,7 +17,6 @@ import {
   openTokens,
   sealTokens,
   toAccessToken,
-  toTokenSet,
   type AccessToken,
   type TokenSet,
 } from './token-set'
@@ -31,33 +30,28 @@ export type { AccessToken } from './token-set'
  * ./refresh-inline.ts). The record's `tokens` is `r:<ref>` (Redis) or `s:<sealed set>`.
  */
 
-export interface GetAccessTokenOptions {
-  /** Refresh when the access token expires within this many seconds. Default 60. */
-  minValidity?: number
-  /** `'force'`: refresh even if it looks valid (the provider's API answered 401). */
-  refresh?: 'force'
-}
+export type { GetAccessTokenOptions } from './checks'
 
-export interface TokenDeps {
+export interface TokenDeps extends ExchangeDeps {
   readonly secrets: readonly string[]
   readonly redis: RedisRunner | null
   /** Redis's client-side caching of the sets' keys (`<prefix>tok:`), when it is on. */
   readonly tracked: TrackedReads | null
-  readonly registry: OAuthRegistry
-  readonly log: Log
-  readonly providerTimeout: number
+  /** Every configured provider: getAccessToken names the fix for an id that cannot have tokens. */
+  readonly providers: readonly ProviderInfo[]
   readonly maxAge: number
   readonly maxLifetime: number
-  readonly events: {
-    tokenRefreshed?: (message: TokenRefreshMessage) => void | Promise<void>
-    tokenRefreshFailed?: (message: TokenRefreshMessage & { reason: string }) => void | Promise<void>
-  }
 }
 
 /** A session as getAccessToken works on it: its record, and how to save a changed one. */
 export interface TokenSession {
   readonly record: SessionRecord
   save(record: SessionRecord): Promise<void>
+  /**
+   * A changed record can no longer reach the browser (a cookie session, the response's headers
+   * sent): a refresh then would spend the refresh token for nothing, so getAccessToken refuses it.
+   */
+  readonly late?: boolean
 }
 
 export interface ProviderTokens {
@@ -67,6 +61,8 @@ export interface ProviderTokens {
    * too large), or null. The sign-in then fails as the provider's error.
    */
   refusal(account: { provider: string; [field: string]: unknown }): string | null
+  /** Throws a TypeError naming the fix when `providerId` is no provider that keeps tokens (`tokens: true`). */
+  checkProvider(providerId: string): void
   /** At sign-in: the record's `tokens` for this account, or undefined when its provider keeps none. */
   capture(account: { provider: string; [field: string]: unknown }, userId: string): Promise<string | undefined>
   getAccessToken(
@@ -108,10 +104,7 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
   const shared = vault && redisRefresher({ vault, ring, lockMs: deps.providerTimeout + 5000, exchange })
   const local = inlineRefresher(exchangeKeeping((set) => sealTokens(ring, set).length <= INLINE_BUDGET))
 
-  function refusal(account: { provider: string; [field: string]: unknown }) {
-    const kept = deps.registry.get(account.provider)?.provider.tokens ? fromAccount(account) : null
-    return kept && !kept.ok ? kept.reason : null
-  }
+  const refusal = refusalOf(deps)
 
   async function capture(account: { provider: string; [field: string]: unknown }, userId: string) {
     const provider = deps.registry.get(account.provider)?.provider
@@ -132,28 +125,34 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
     return `s:${sealed}`
   }
 
+  const checkProvider = providerCheck(deps.providers)
+  const usableFor = shortLived(deps.log)
+
   async function getAccessToken(session: TokenSession, providerId: string, options: GetAccessTokenOptions = {}) {
     const { record } = session
     const { minValidity, force } = checkOptions(options)
+    checkProvider(providerId)
     if (record.provider !== providerId || record.tokens === undefined) return null
     if (record.tokenError) throw refreshError(providerId)
-    const usable = (set: TokenSet) => set.expiresAt === undefined || set.expiresAt - nowSeconds() > minValidity
-    if (record.tokens.startsWith('r:') && shared) {
+    const usable = (set: TokenSet) => usableFor(set, minValidity)
+    if (record.tokens.startsWith('r:') && shared && vault) {
       const ref = record.tokens.slice(2)
       let seen = await shared.read(ref)
       if (seen && !seen.failed && (force || !usable(seen.set))) {
         users.set(seen.fp, record.userId)
         seen = await shared.successor(ref, seen.fp)
       }
-      if (!seen) return null
+      // Kept but no longer opening (a secret retired, a set sealed wrong): lost, and the session says so.
+      if (!seen) return (await vault.read(ref, true)) ? failedFor(session, providerId) : null
       if (seen.failed) return failedFor(session, providerId)
       return toAccessToken(seen.set)
     }
     let set = record.tokens.startsWith('s:') ? openTokens(ring, record.tokens.slice(2)) : null
-    if (!set) return null
+    if (!set) return failedFor(session, providerId)
     const first = set
     // A successor remembered may itself have been replaced since: a few steps at most.
     for (let step = 0; step < 3 && (force ? set === first : !usable(set)); step++) {
+      if (session.late) throw tooLate(providerId)
       users.set(fingerprint(set), record.userId)
       const answer = await local.successor(set)
       if (!answer.ok && answer.final) return failedFor(session, providerId)
@@ -164,10 +163,27 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
     return toAccessToken(set)
   }
 
-  return Object.freeze({ vault, refusal, capture, getAccessToken })
+  return Object.freeze({ vault, refusal, checkProvider, capture, getAccessToken })
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+function refusalOf(deps: TokenDeps): ProviderTokens['refusal'] {
+  return (account) => {
+    const kept = deps.registry.get(account.provider)?.provider.tokens ? fromAccount(account) : null
+    return kept && !kept.ok ? kept.reason : null
+  }
+}
+
+/**
+ * Cookie sessions keep the set in the cookie: a successor that cannot reach the browser would be
+ * lost, and the spent refresh token sent again by the next request.
+ */
+const tooLate = (providerId: string) =>
+  new AuthError(
+    'Configuration',
+    `getAccessToken(req, "${providerId}") ran after the response's headers were sent, and the tokens needed a refresh: with cookie sessions the new tokens could not reach the browser, so nothing was refreshed. Call (and await) getAccessToken before the response is sent`,
+  )
 
 const refreshError = (providerId: string) =>
   new AuthError('RefreshAccessTokenError', `the tokens of provider ${providerId} could not be refreshed: sign in again`)
@@ -176,65 +192,4 @@ const refreshError = (providerId: string) =>
 async function failedFor(session: TokenSession, providerId: string): Promise<never> {
   if (!session.record.tokenError) await session.save({ ...session.record, tokenError: true })
   throw refreshError(providerId)
-}
-
-function checkOptions(options: GetAccessTokenOptions): { minValidity: number; force: boolean } {
-  if (typeof options !== 'object' || options === null)
-    throw new TypeError('getAccessToken(req, providerId, options): options is an object such as { minValidity: 60 }')
-  const minValidity = options.minValidity ?? 60
-  if (typeof minValidity !== 'number' || !Number.isFinite(minValidity) || minValidity < 0)
-    throw new TypeError(`getAccessToken: minValidity is a number of seconds (0 or more); got ${String(minValidity)}`)
-  if (options.refresh !== undefined && options.refresh !== 'force')
-    throw new TypeError(`getAccessToken: refresh is 'force' or absent; got ${String(options.refresh)}`)
-  return { minValidity, force: options.refresh === 'force' }
-}
-
-/** What is kept of a refresh lock for the compare-and-write after the provider's answer. */
-const WRITE_MARGIN_MS = 1000
-
-/** The refresh_token grant at the set's provider, as a result; `deadline`: when the refresh lock ends. */
-function exchanger(deps: TokenDeps) {
-  return async (set: TokenSet, deadline: number): Promise<Exchanged> => {
-    const runtime = deps.registry.get(set.provider)
-    if (!runtime) return { ok: false, final: true, reason: 'the provider is no longer configured' }
-    if (set.refreshToken === undefined)
-      return { ok: false, final: true, reason: 'the provider gave no refresh token (ask for offline access)' }
-    const answer = await refreshGrant(deps.registry, runtime, set.refreshToken, {
-      deadline: deadline - WRITE_MARGIN_MS,
-      requestMs: deps.providerTimeout,
-      ...(set.idToken === undefined ? {} : { idToken: set.idToken }),
-    })
-    if (!answer.ok) return answer
-    if (answer.dropped) deps.log('warn', 'tokens.warning', `provider ${set.provider}: ${answer.dropped}`)
-    return { ok: true, set: toTokenSet(set.provider, answer.tokens, set) }
-  }
-}
-
-/** Logs and events of this process's refreshes: who and which provider, never a token. */
-function notifier(deps: TokenDeps) {
-  const emit = <T>(name: string, event: ((message: T) => void | Promise<void>) | undefined, message: T) => {
-    if (!event) return
-    void Promise.resolve()
-      .then(() => event(message))
-      .catch(() => deps.log('error', 'event.error', `events.${name} threw`))
-  }
-  return {
-    refreshed(set: TokenSet, userId: string) {
-      deps.log('info', 'tokens.refreshed', `provider ${set.provider}: tokens refreshed`)
-      emit('tokenRefreshed', deps.events.tokenRefreshed, {
-        userId,
-        provider: set.provider,
-        expiresAt: set.expiresAt ?? null,
-      })
-    },
-    failed(set: TokenSet, userId: string, reason: string) {
-      deps.log('warn', 'tokens.refresh_failed', `provider ${set.provider}: the refresh failed for good: ${reason}`)
-      emit('tokenRefreshFailed', deps.events.tokenRefreshFailed, {
-        userId,
-        provider: set.provider,
-        expiresAt: null,
-        reason,
-      })
-    },
-  }
 }

@@ -40,13 +40,15 @@ export interface TokenVault {
   /** Takes the refresh lock for `ms`: the owner's id, or null when another holds it. */
   lock(ref: string, ms: number): Promise<string | null>
   /** Milliseconds the lock has left (0: none), and whether it stands for a refresh that just failed. */
-  lockState(ref: string): Promise<{ left: number; failed: boolean }>
+  lockState(ref: string): Promise<{ left: number; failed: boolean; uncertain: boolean }>
   /**
    * After a failure for now (the provider did not answer usably): the lock (if still `owner`'s)
    * stays taken for `ms` as a mark of it, and the others are told; they fail at once instead of
    * asking the provider again one after the other.
    */
-  failForNow(ref: string, owner: string, ms: number): Promise<void>
+  failForNow(ref: string, owner: string, ms: number, mark?: 'failed' | 'uncertain'): Promise<void>
+  /** Moves the lock's end to `ms` from now, if it is still `owner`'s: whether it was. */
+  renew(ref: string, owner: string, ms: number): Promise<boolean>
   /** Writes the new set only over `fromFp`; releases the lock (if still `owner`'s) and tells the others. */
   replace(ref: string, fromFp: string, sealed: string, fp: string, owner: string): Promise<boolean>
   /** Marks the set `fromFp` as failed for good; releases the lock and tells the others. */
@@ -82,9 +84,12 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL',
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1`
 
-const FAIL_FOR_NOW = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], 'failed', 'PX', ARGV[2]) end
+const FAIL_FOR_NOW = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[5], 'PX', ARGV[2]) end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1`
+
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`
 
 const LOCK_STATE = `return { redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[1]) }`
 
@@ -97,6 +102,13 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
 local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('EXPIREAT', KEYS[1], newest[2])
 return 1`
+
+/** LOCK_STATE's answer: the lock's value (an owner's id, or a mark after a failure) and its PTTL. */
+function lockStateOf(state: unknown): { left: number; failed: boolean; uncertain: boolean } {
+  const [value, left] = Array.isArray(state) ? (state as unknown[]) : []
+  const uncertain = value === 'uncertain'
+  return { left: typeof left === 'number' ? Math.max(0, left) : 0, failed: value === 'failed' || uncertain, uncertain }
+}
 
 /** A ref as we issue them (random, base64url): anything else in a record is never sent to Redis. */
 const isRef = (ref: string) => /^[\w-]{22}$/.test(ref)
@@ -137,12 +149,13 @@ export function redisVault(redis: RedisRunner, tracked: TrackedReads | null = nu
       return taken === 'OK' ? owner : null
     },
     async lockState(ref: string) {
-      const state = await redis.run((client) => client.eval(LOCK_STATE, 1, lockKey(ref)))
-      const [value, left] = Array.isArray(state) ? (state as unknown[]) : []
-      return { left: typeof left === 'number' ? Math.max(0, left) : 0, failed: value === 'failed' }
+      return lockStateOf(await redis.run((client) => client.eval(LOCK_STATE, 1, lockKey(ref))))
     },
-    async failForNow(ref: string, owner: string, ms: number) {
-      await redis.run((client) => client.eval(FAIL_FOR_NOW, 1, lockKey(ref), owner, ms, channel, ref))
+    async failForNow(ref: string, owner: string, ms: number, mark: 'failed' | 'uncertain' = 'failed') {
+      await redis.run((client) => client.eval(FAIL_FOR_NOW, 1, lockKey(ref), owner, ms, channel, ref, mark))
+    },
+    async renew(ref: string, owner: string, ms: number) {
+      return (await redis.run((client) => client.eval(RENEW, 1, lockKey(ref), owner, ms))) === 1
     },
     async replace(ref: string, fromFp: string, sealed: string, fp: string, owner: string) {
       const done = await change(hash(ref), () =>

@@ -1,5 +1,5 @@
 import { boundedCache } from '../util/cache'
-import type { Exchanged } from './refresh-redis'
+import { heldUncertain, UNCERTAIN_MS, type Exchanged } from './refresh-redis'
 import { fingerprint, type TokenSet } from './token-set'
 
 /**
@@ -7,6 +7,8 @@ import { fingerprint, type TokenSet } from './token-set'
  * read the session before a refresh (another tab, a request in flight) still holds the old set.
  * Concurrent refreshes of one set share one exchange; afterwards its successor is remembered for
  * GRACE_MS, and a caller bringing the old set gets it instead of spending the old refresh token.
+ * A refresh sent that got no answer in time (the provider may have spent the refresh token) is not
+ * sent again for UNCERTAIN_MS: callers bringing that set fail for now meanwhile.
  */
 export const GRACE_MS = 30_000
 
@@ -15,11 +17,12 @@ export function inlineRefresher(exchange: (set: TokenSet) => Promise<Exchanged>)
   const successors = boundedCache<string, Exchanged & { ok: true }>(10_000, GRACE_MS)
   /** Failed for good: the old set must not be tried again either (a copy of the session would). */
   const failures = boundedCache<string, Exchanged & { ok: false }>(10_000, GRACE_MS)
+  const uncertain = boundedCache<string, Exchanged & { ok: false }>(10_000, UNCERTAIN_MS)
 
   return Object.freeze({
     successor(set: TokenSet): Promise<Exchanged> {
       const fp = fingerprint(set)
-      const known = successors.get(fp) ?? failures.get(fp)
+      const known = successors.get(fp) ?? failures.get(fp) ?? uncertain.get(fp)
       if (known) return Promise.resolve(known)
       let run = running.get(fp)
       if (!run) {
@@ -27,6 +30,7 @@ export function inlineRefresher(exchange: (set: TokenSet) => Promise<Exchanged>)
           .then((answer) => {
             if (answer.ok) successors.set(fp, answer)
             else if (answer.final) failures.set(fp, answer)
+            else if (answer.uncertain) uncertain.set(fp, heldUncertain)
             return answer
           })
           .finally(() => running.delete(fp))

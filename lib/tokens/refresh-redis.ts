@@ -18,6 +18,21 @@ import { fingerprint, openTokens, sealTokens, type TokenSet } from './token-set'
 /** How long a refresh that failed for now keeps the others from asking the provider again. */
 const FAILED_FOR_NOW_MS = 2000
 
+/**
+ * How long a refresh that was sent and got no answer in time (the provider may have spent the
+ * refresh token, docs/provider-tokens.md) keeps everyone from sending it again: a provider's reuse
+ * grace period, when it has one, is meant to cover the retry after it.
+ */
+export const UNCERTAIN_MS = 30_000
+
+/** What the callers get while a refresh that got no answer is held. */
+export const heldUncertain = Object.freeze({
+  ok: false as const,
+  final: false,
+  uncertain: true as const,
+  reason: `the last refresh was sent and got no answer in time (the provider may have spent the refresh token): not sent again within ${UNCERTAIN_MS / 1000} s`,
+})
+
 export interface Stored {
   readonly set: TokenSet
   readonly fp: string
@@ -25,7 +40,7 @@ export interface Stored {
 }
 
 /** What a refresh at the provider came to (lib/providers/oauth/refresh.ts, seen from here). */
-export type Exchanged = { ok: true; set: TokenSet } | { ok: false; final: boolean; reason: string }
+export type Exchanged = { ok: true; set: TokenSet } | { ok: false; final: boolean; reason: string; uncertain?: true }
 
 export interface RedisRefreshDeps {
   readonly vault: TokenVault
@@ -51,8 +66,21 @@ export function redisRefresher(deps: RedisRefreshDeps) {
   /** Always from Redis: a refresh is decided on nothing older. */
   const read = async (ref: string) => openStored(ring, await vault.read(ref, true))
 
-  /** Under the lock, with `current` still the stored set: asks the provider, writes the successor. */
+  /**
+   * Under the lock, with `current` still the stored set: asks the provider, writes the successor.
+   * The lock is renewed meanwhile (for at most one more `lockMs`): a live holder whose answer or
+   * write is slow keeps it, and only a frozen or dead one loses it to a takeover.
+   */
   async function refreshHeld(ref: string, current: Stored, owner: string, lockEnd: number): Promise<Stored | null> {
+    const renewal = renewing(vault, lockMs, ref, owner, lockEnd + lockMs)
+    try {
+      return await exchangeHeld(ref, current, owner, lockEnd)
+    } finally {
+      clearInterval(renewal)
+    }
+  }
+
+  async function exchangeHeld(ref: string, current: Stored, owner: string, lockEnd: number): Promise<Stored | null> {
     const answer = await deps.exchange(current.set, lockEnd).catch((error: unknown) => {
       void vault.failForNow(ref, owner, FAILED_FOR_NOW_MS).catch(() => undefined)
       throw error
@@ -68,7 +96,8 @@ export function redisRefresher(deps: RedisRefreshDeps) {
       await vault.fail(ref, current.fp, owner)
       return { ...current, failed: true }
     }
-    await vault.failForNow(ref, owner, FAILED_FOR_NOW_MS)
+    if (answer.uncertain) await vault.failForNow(ref, owner, UNCERTAIN_MS, 'uncertain')
+    else await vault.failForNow(ref, owner, FAILED_FOR_NOW_MS)
     throw new AuthError('ServiceUnavailable', `the provider's token endpoint could not refresh: ${answer.reason}`)
   }
 
@@ -94,6 +123,7 @@ export function redisRefresher(deps: RedisRefreshDeps) {
           return current
         }
         const lock = await vault.lockState(ref)
+        if (lock.uncertain) throw new AuthError('ServiceUnavailable', heldUncertain.reason)
         if (lock.failed) throw new AuthError('ServiceUnavailable', 'the provider could not refresh moments ago')
         // Woken by the holder's write; else at the lock's end, when it can be taken over.
         if (lock.left > 0) await watch.wait(Math.min(lock.left + 10, deadline - Date.now()))
@@ -117,4 +147,17 @@ export function redisRefresher(deps: RedisRefreshDeps) {
       return run
     },
   })
+}
+
+/** Renews `owner`'s lock of `ref` every third of `lockMs`, until `until` (ms since the epoch). */
+function renewing(vault: TokenVault, lockMs: number, ref: string, owner: string, until: number): NodeJS.Timeout {
+  const timer = setInterval(
+    () => {
+      if (Date.now() + lockMs / 3 >= until) return clearInterval(timer)
+      void vault.renew(ref, owner, lockMs).catch(() => undefined)
+    },
+    Math.max(10, Math.floor(lockMs / 3)),
+  )
+  timer.unref()
+  return timer
 }

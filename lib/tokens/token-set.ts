@@ -14,6 +14,11 @@ export interface TokenSet {
   readonly expiresAt?: number
   readonly tokenType?: string
   readonly scope?: string
+  /**
+   * Seconds the access token was given to live, when a refresh answered it: one that lives no
+   * longer than `minValidity` is used until it expires (less a margin), not refreshed on every call.
+   */
+  readonly lifetime?: number
 }
 
 /** What `getAccessToken` resolves to: never the refresh or ID token. */
@@ -26,20 +31,25 @@ export interface AccessToken {
 }
 
 /** The token endpoint's answer as a set; `previous` gives what the answer left out (a refresh without a new refresh or ID token). */
-export function toTokenSet(provider: string, tokens: OAuthTokens, previous?: TokenSet): TokenSet {
-  const refreshToken = tokens.refresh_token ?? previous?.refreshToken
-  const idToken = tokens.id_token ?? previous?.idToken
-  const scope = tokens.scope ?? previous?.scope
+export function toTokenSet(provider: string, tokens: OAuthTokens, previous?: TokenSet, lifetime?: number): TokenSet {
+  // An empty field is an absent one: a set keeps no empty string (it would not open again).
+  const refreshToken = text(tokens.refresh_token) ?? previous?.refreshToken
+  const idToken = text(tokens.id_token) ?? previous?.idToken
+  const scope = text(tokens.scope) ?? previous?.scope
+  const tokenType = text(tokens.token_type)
   return Object.freeze({
     provider,
     accessToken: tokens.access_token,
     ...(refreshToken === undefined ? {} : { refreshToken }),
     ...(idToken === undefined ? {} : { idToken }),
     ...(tokens.expires_at === undefined ? {} : { expiresAt: tokens.expires_at }),
-    ...(tokens.token_type === undefined ? {} : { tokenType: tokens.token_type }),
+    ...(tokenType === undefined ? {} : { tokenType }),
     ...(scope === undefined ? {} : { scope }),
+    ...(lifetime === undefined ? {} : { lifetime }),
   })
 }
+
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 
 export function toAccessToken(set: TokenSet): AccessToken {
   return Object.freeze({
@@ -69,27 +79,34 @@ export function sealTokens(ring: KeyRing, set: TokenSet): string {
     exp: set.expiresAt,
     tt: set.tokenType,
     sc: set.scope,
+    lt: set.lifetime,
   })
 }
 
-const optionalText = (value: unknown) => value === undefined || (typeof value === 'string' && value !== '')
+/** Sets sealed before empty fields were dropped hold `""`: it opens as absent, and they open again. */
+const optionalText = (value: unknown) => value === undefined || typeof value === 'string'
+const optionalSeconds = (value: unknown) => value === undefined || (typeof value === 'number' && Number.isFinite(value))
 
 /** The set sealed in `sealed`, or null for anything that does not open to one. */
 export function openTokens(ring: KeyRing, sealed: unknown): TokenSet | null {
   const claims = open(ring, sealed)
   if (!claims) return null
-  const { p, at, rt, it, exp, tt, sc } = claims
+  const { p, at, rt, it, exp, tt, sc, lt } = claims
   if (typeof p !== 'string' || typeof at !== 'string' || at === '') return null
-  if (![rt, it, tt, sc].every(optionalText)) return null
-  if (exp !== undefined && (typeof exp !== 'number' || !Number.isFinite(exp))) return null
-  return toTokenSet(p, {
-    access_token: at,
-    ...(rt === undefined ? {} : { refresh_token: rt as string }),
-    ...(it === undefined ? {} : { id_token: it as string }),
-    ...(exp === undefined ? {} : { expires_at: exp }),
-    ...(tt === undefined ? {} : { token_type: tt as string }),
-    ...(sc === undefined ? {} : { scope: sc as string }),
-  })
+  if (![rt, it, tt, sc].every(optionalText) || ![exp, lt].every(optionalSeconds)) return null
+  return toTokenSet(
+    p,
+    {
+      access_token: at,
+      ...(rt === undefined ? {} : { refresh_token: rt as string }),
+      ...(it === undefined ? {} : { id_token: it as string }),
+      ...(exp === undefined ? {} : { expires_at: exp as number }),
+      ...(tt === undefined ? {} : { token_type: tt as string }),
+      ...(sc === undefined ? {} : { scope: sc as string }),
+    },
+    undefined,
+    lt as number | undefined,
+  )
 }
 
 const KEPT_FIELDS = ['access_token', 'refresh_token', 'id_token', 'token_type', 'scope'] as const
@@ -111,7 +128,6 @@ export function fromAccount(account: {
   })
   if (large !== undefined)
     return { ok: false, reason: `the token endpoint answered a ${large} over ${MAX_TOKEN_CHARS} characters` }
-  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
   const tokens: OAuthTokens = { access_token: at }
   if (text(rt)) tokens.refresh_token = text(rt)
   if (text(it)) tokens.id_token = text(it)

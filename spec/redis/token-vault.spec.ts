@@ -39,7 +39,7 @@ it('one lock holder; the write names the set it replaces; the waiter is woken by
   const owner = await a.lock(ref, 30_000)
   expect(owner).toEqual(expect.any(String))
   expect(await b.lock(ref, 30_000)).toBeNull()
-  expect(await b.lockState(ref)).toEqual({ left: expect.any(Number), failed: false })
+  expect(await b.lockState(ref)).toEqual({ left: expect.any(Number), failed: false, uncertain: false })
   expect((await b.lockState(ref)).left).toBeGreaterThan(20_000)
 
   await b.listen()
@@ -55,7 +55,7 @@ it('one lock holder; the write names the set it replaces; the waiter is woken by
   watch.stop()
   expect(woken).toBe(true)
   expect(await b.read(ref)).toEqual({ sealed: 'sealed-2', fp: 'fp-2', failed: false })
-  expect(await b.lockState(ref)).toEqual({ left: 0, failed: false })
+  expect(await b.lockState(ref)).toEqual({ left: 0, failed: false, uncertain: false })
 })
 
 it('a refresh that failed for now marks the lock for a moment and wakes the waiters', async () => {
@@ -72,8 +72,22 @@ it('a refresh that failed for now marks the lock for a moment and wakes the wait
   watch.stop()
   expect(woken).toBe(true)
   expect(await b.lock(ref, 30_000)).toBeNull()
-  expect(await b.lockState(ref)).toEqual({ left: expect.any(Number), failed: true })
+  expect(await b.lockState(ref)).toEqual({ left: expect.any(Number), failed: true, uncertain: false })
   expect((await b.lockState(ref)).left).toBeLessThanOrEqual(1000)
+})
+
+it("a renewal moves the lock's end for its owner only; a refresh sent without answer marks the lock `uncertain`", async () => {
+  const ref = await a.keep('user-4', 'sealed-4', 'fp-4', Math.floor(Date.now() / 1000) + 60)
+  const owner = (await a.lock(ref, 1000))!
+  expect(await b.renew(ref, 'not-the-owner', 30_000)).toBe(false)
+  expect((await b.lockState(ref)).left).toBeLessThanOrEqual(1000)
+  expect(await a.renew(ref, owner, 30_000)).toBe(true)
+  expect((await b.lockState(ref)).left).toBeGreaterThan(20_000)
+  await a.failForNow(ref, owner, 30_000, 'uncertain')
+  expect(await b.lockState(ref)).toEqual({ left: expect.any(Number), failed: true, uncertain: true })
+  // The mark is no one's lock: a renewal by the former owner does not turn it back into one.
+  expect(await a.renew(ref, owner, 30_000)).toBe(false)
+  expect(await b.lock(ref, 1000)).toBeNull()
 })
 
 it('a failure for good is written only over the set it names; forgetting a user spares the kept session', async () => {

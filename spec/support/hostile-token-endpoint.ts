@@ -6,9 +6,12 @@ import type { AddressInfo } from 'node:net'
  * A plain OAuth 2 provider (for oauth2()) whose token endpoint misbehaves on refresh, on purpose:
  * authorization redirects straight back with a code; the code grant answers an access token that
  * is already due for refresh (10 s) and a refresh token; the refresh grant answers as `refresh` says.
- * Every token and the client secret are random, for the specs to look for in logs.
+ * Every token and the client secret are random, for the specs to look for in logs. `github`: both
+ * grants answer as GitHub Apps' expiring user tokens do, form-encoded with an empty scope
+ * (`…&scope=&token_type=bearer`). `late`: the refresh is served (its refresh token spent, a new
+ * one issued) but answered only after `lateMs`.
  */
-export type RefreshBehaviour = 'ok' | 'slow' | 'huge' | 'malformed' | 'quote-request' | 'invalid_grant'
+export type RefreshBehaviour = 'ok' | 'slow' | 'huge' | 'malformed' | 'quote-request' | 'invalid_grant' | 'late'
 
 export interface HostileTokenEndpoint {
   readonly origin: string
@@ -20,6 +23,15 @@ export interface HostileTokenEndpoint {
   refresh: RefreshBehaviour
   /** The code grant answers an access token of this many characters (default: a short one). */
   accessTokenLength: number
+  /** Both grants answer GitHub Apps' way: form-encoded, `scope=` and `token_type=bearer`. */
+  github: boolean
+  /** The refresh grant's access tokens live this many seconds (default 10, as the code grant's). */
+  refreshedLifetime: number
+  /** With `late`: how long the refresh answer takes. */
+  lateMs: number
+  /** Stops listening (a request then is refused before anything is sent); `up()` listens again on the same port. */
+  down(): Promise<void>
+  up(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -33,23 +45,36 @@ export async function startHostileTokenEndpoint(): Promise<HostileTokenEndpoint>
     refreshes: 0,
     refresh: 'ok',
     accessTokenLength: 0,
+    github: false,
+    refreshedLifetime: 10,
+    lateMs: 0,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
         server.close(() => resolve())
       }),
+    down: () => endpoint.stop(),
+    up: () =>
+      new Promise<void>((resolve) => server.listen(Number(new URL(endpoint.origin).port), '127.0.0.1', resolve)),
   }
-  const tokens = () => {
+  const tokens = (lifetime = 10) => {
     const answer = {
       access_token: `at-${random()}`,
       refresh_token: `rt-${random()}`,
       token_type: 'Bearer',
-      expires_in: 10,
+      expires_in: lifetime,
     }
     endpoint.secrets.push(answer.access_token, answer.refresh_token)
     return answer
   }
-  const json = (res: ServerResponse, status: number, body: unknown) => {
+  const json = (res: ServerResponse, status: number, body: Record<string, unknown>) => {
+    if (status === 200 && endpoint.github) {
+      const { access_token, refresh_token, expires_in } = body as Record<string, string>
+      res.writeHead(200, { 'Content-Type': 'application/x-www-form-urlencoded' })
+      return void res.end(
+        `access_token=${access_token}&expires_in=${expires_in}&refresh_token=${refresh_token}&refresh_token_expires_in=15811200&scope=&token_type=bearer`,
+      )
+    }
     res.writeHead(status, { 'Content-Type': 'application/json' })
     res.end(JSON.stringify(body))
   }
@@ -67,6 +92,10 @@ export async function startHostileTokenEndpoint(): Promise<HostileTokenEndpoint>
     switch (endpoint.refresh) {
       case 'slow':
         return // never answers
+      case 'late': {
+        const answer = tokens(endpoint.refreshedLifetime)
+        return void setTimeout(() => json(res, 200, answer), endpoint.lateMs)
+      }
       case 'huge':
         res.writeHead(200, { 'Content-Type': 'application/json' })
         return void res.end(`{"access_token":"${'a'.repeat(2 * 1024 * 1024)}"}`)
@@ -81,7 +110,7 @@ export async function startHostileTokenEndpoint(): Promise<HostileTokenEndpoint>
           error_description: `refresh token ${form.get('refresh_token')} revoked`,
         })
       default:
-        return json(res, 200, tokens())
+        return json(res, 200, tokens(endpoint.refreshedLifetime))
     }
   }
   const server = createServer((req, res) => {

@@ -12,6 +12,17 @@ type Execute = (library: HttpLibrary, options: RequestOptions, body: unknown, ca
 
 const MAX_ANSWER_BYTES = 1024 * 1024
 
+/**
+ * Marks the error of a request that was sent whole and got no answer (none in time, or the
+ * connection broke before one): unlike one never sent, the provider may have acted on it (a refresh
+ * token spent). lib/tokens/ waits much longer before asking again then.
+ */
+export const SENT_UNANSWERED = Symbol('sent, no answer')
+
+/** Whether `error` is that of a request sent whole that got no answer. */
+export const sentUnanswered = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { [SENT_UNANSWERED]?: true })[SENT_UNANSWERED] === true
+
 export function limitOAuthRequests(strategy: object, timeoutMs: number): void {
   const client = (strategy as { _oauth2?: { _executeRequest?: Execute } })._oauth2
   const execute = client?._executeRequest
@@ -19,10 +30,14 @@ export function limitOAuthRequests(strategy: object, timeoutMs: number): void {
   client._executeRequest = (library, options, body, callback) => {
     let request: ClientRequest | undefined
     let settled = false
+    let sent = false
+    let answered = false
     const finish: Callback = (error, result, response) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      if (error && sent && !answered && typeof error === 'object')
+        Object.defineProperty(error, SENT_UNANSWERED, { value: true })
       callback(error, result, response)
     }
     const abandon = (reason: string) => {
@@ -33,7 +48,9 @@ export function limitOAuthRequests(strategy: object, timeoutMs: number): void {
     const watched: HttpLibrary = {
       request(requestOptions) {
         request = library.request(requestOptions)
+        request.once('finish', () => (sent = true))
         request.on('response', (response: IncomingMessage) => {
+          answered = true
           // node-oauth listens for no error on the answer; a reset mid-answer must not go unheard.
           response.on('error', () => abandon('the answer broke off'))
           let size = 0

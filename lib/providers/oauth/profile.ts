@@ -30,8 +30,11 @@ export function toTokens(accessToken: string, refreshToken: string | undefined, 
   const raw = (params !== null && typeof params === 'object' ? params : {}) as Record<string, unknown>
   const tokens: OAuthTokens = { access_token: accessToken }
   if (refreshToken) tokens.refresh_token = refreshToken
-  for (const field of ['id_token', 'token_type', 'scope'] as const)
-    if (typeof raw[field] === 'string') tokens[field] = raw[field]
+  // An empty field is an absent one (GitHub Apps refresh with `scope=&token_type=bearer`).
+  for (const field of ['id_token', 'token_type', 'scope'] as const) {
+    const value = text(raw[field])
+    if (value !== undefined) tokens[field] = value
+  }
   const expiresIn = Number(raw.expires_in)
   if (Number.isFinite(expiresIn) && expiresIn > 0) tokens.expires_at = Math.floor(Date.now() / 1000) + expiresIn
   return tokens

@@ -1,6 +1,7 @@
 import { decodeJws } from '../../crypto/jws'
 import { errorText, outsideText } from '../../logger'
 import { parseJsonObject } from '../../util/json'
+import { sentUnanswered } from './deadline'
 import { verifyIdToken, type IdTokenResult } from './id-token'
 import { toTokens } from './profile'
 import type { OAuthRegistry, OAuthRuntime, Ready } from './registry'
@@ -14,8 +15,11 @@ import type { OAuthTokens } from '../types'
 
 export type Refreshed =
   | { ok: true; tokens: OAuthTokens; dropped?: string }
-  /** `final`: the grant is gone (invalid_grant): asking again cannot help. */
-  | { ok: false; final: boolean; reason: string }
+  /**
+   * `final`: the grant is gone (invalid_grant): asking again cannot help. `uncertain`: the request
+   * was sent and no answer came in time: the provider may have spent the refresh token.
+   */
+  | { ok: false; final: boolean; reason: string; uncertain?: true }
 
 type TokenCallback = (error: unknown, accessToken?: unknown, refreshToken?: unknown, params?: unknown) => void
 interface OAuth2Client {
@@ -141,5 +145,13 @@ function failure(error: unknown): Refreshed {
       reason: `the token endpoint answered HTTP ${answer.statusCode}${code ? ` (${code})` : ''}`,
     }
   }
-  return { ok: false, final: false, reason: `the token request failed: ${outsideText(errorText(error))}` }
+  const cause = outsideText(errorText(error))
+  if (sentUnanswered(error))
+    return {
+      ok: false,
+      final: false,
+      uncertain: true,
+      reason: `the token request was sent and got no answer in time (the provider may have spent the refresh token): ${cause}`,
+    }
+  return { ok: false, final: false, reason: `the token request failed: ${cause}` }
 }
