@@ -4,7 +4,11 @@
  * hold, jest reports it as passing while the defect is there; the lead's fix makes it fail, and
  * then `.failing` comes off. Checks that held are plain `it`.
  */
+import { auth, type AuthOptions } from '../../lib'
+import { isCssColor } from '../../lib/config/theme'
+import { testOptions } from '../support/app'
 import { Browser } from '../support/browser'
+import { configError } from '../support/config-error'
 import { restoreClock, setClock, useClock } from '../support/clock'
 import { SoftAuthenticator } from '../support/soft-authenticator'
 import {
@@ -77,5 +81,57 @@ describe('passkey registration needs a recent sign-in (defect 2)', () => {
     expect(res.status).toBeLessThan(500)
     expect((await askOptions(service, browser, { action: 'register' })).status).toBe(401)
     await expect(registerPasskey(service, browser, new SoftAuthenticator(service.origin))).rejects.toThrow(/401/)
+  })
+})
+
+describe('the 401 SessionRequired answer is no open redirect (defect 2)', () => {
+  it('held: an off-site or javascript: callbackUrl comes back as the site itself', async () => {
+    const browser = new Browser(service)
+    await signInByEmail(service, browser, 'redirect@example.com')
+    setClock(T + 3600)
+    for (const callbackUrl of ['https://evil.example/', '//evil.example/x', 'javascript:alert(1)', '/\\evil.example']) {
+      const asked = await askOptions(service, browser, { action: 'register', callbackUrl })
+      expect(asked.status).toBe(401)
+      const url = new URL((asked.body as { url: string }).url)
+      expect(url.origin).toBe(service.origin)
+      expect(new URL(url.searchParams.get('callbackUrl')!, service.origin).origin).toBe(service.origin)
+    }
+  })
+})
+
+describe('theme values cannot carry CSS, HTML or a CSP directive (defect 5)', () => {
+  const start = (theme: unknown) => {
+    const { logs: _logs, ...options } = testOptions({ theme: theme as AuthOptions['theme'] })
+    return auth(options)
+  }
+  it('held: hostile colours are not colours', () => {
+    for (const value of [
+      'red;}body{background:url(https://evil.example/x)',
+      'rgb(0 0 0) !important',
+      'rgb(0 0 0));--x:(',
+      'rgb(var(--x))',
+      'red\\;',
+      '#fff/**/',
+      'rgb(0 0 0\n}\nbody{x:y)',
+      'expression(alert(1))',
+    ])
+      expect(isCssColor(value.trim())).toBe(false)
+    expect(configError(() => start({ brandColor: 'red;}body{color:red' }))).toMatch(/theme\.brandColor/)
+    expect(configError(() => start({ buttonText: 'white</style>' }))).toMatch(/theme\.buttonText/)
+  })
+  it('held: hostile logos fail at auth()', () => {
+    for (const logo of [
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      'data:image/svg+xml,<svg onload=alert(1)>',
+      'http://example.com/logo.png',
+      '//evil.example/logo.png',
+      'https://evil.example;script-src *',
+      'https://a.example,b.example/x',
+      'https://user:pw@example.com/logo.png',
+      '/logo.png" onerror="alert(1)',
+      '/\\evil.example/logo.png',
+    ])
+      expect(configError(() => start({ logo }))).toMatch(/theme\.logo/)
   })
 })
