@@ -5,7 +5,14 @@
  * awaiting) still lets the refresh spend the rotated refresh token, and the successor cannot reach
  * the browser. Real oidc-provider IdP with rotation and reuse detection (spec/support/idp).
  *
- * FINDING A30-3 (Low): marked `it.failing`: jest passes it while the defect is there.
+ * FINDING A30-3 (Low): cookie sessions without Redis. Measured before any fix: the racing call
+ * spends one refresh grant and rejects with Node's raw `Error [ERR_HTTP_HEADERS_SENT]` (session.save
+ * writes Set-Cookie on the sent response; not the documented refusal); the successor lives only in
+ * the in-memory grace (30 s), after which the browser's spent refresh token is sent again, the IdP's
+ * reuse detection refuses it, `GET /token` answers 500 and the session says
+ * `RefreshAccessTokenError`: the user's tokens are lost. Fix idea: re-check `headersSent` before
+ * sending the grant (and before save), or keep the successor until the old set's session expires.
+ * Marked `it.failing`: jest passes it while the defect is there; remove `.failing` with the fix.
  */
 import { randomBytes } from 'node:crypto'
 import { AuthError, oidc, type AuthRouter } from '../../lib'
