@@ -6,9 +6,10 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { auth, oidc, type AuthOptions } from '../../lib'
+import type { Request } from 'express'
+import { auth, oauth2, oidc, type AuthOptions } from '../../lib'
 import { isCssColor } from '../../lib/config/theme'
-import { serve, testOptions } from '../support/app'
+import { makeApp, serve, testOptions } from '../support/app'
 import { Browser } from '../support/browser'
 import { configError } from '../support/config-error'
 import { restoreClock, setClock, useClock } from '../support/clock'
@@ -184,4 +185,34 @@ describe('discovery failures are logged once (defect 4)', () => {
       }
     },
   )
+})
+
+describe("getAccessToken's TypeErrors (defect: the second day's silent answers)", () => {
+  // FINDING A30-4 (Low): the TypeError for an unknown provider id quotes the id as given, only cut
+  // to 64 characters: line breaks and bidi controls kept. An app that takes the id from the URL
+  // (`/api/token/:provider`, as the package's own spec route does) and logs `error.message` gets a
+  // forged line in its log; house rule: outside text is escaped like every other. The spec
+  // asserts the escaping the fix should give.
+  it.failing('an unknown provider id from the request is escaped in the error message', async () => {
+    const { router } = makeApp({
+      providers: [
+        oauth2({
+          id: 'plain',
+          clientId: 'c',
+          clientSecret: 's',
+          authorizationUrl: 'https://idp.example/authorize',
+          tokenUrl: 'https://idp.example/token',
+          profile: () => ({ id: 'a' }),
+          tokens: true,
+        }),
+      ],
+    })
+    const hostile = 'x\n[express-auth-service] error session.created: signed in \u202e'
+    const error = await router.getAccessToken({} as Request, hostile).then(
+      () => null,
+      (caught: unknown) => caught,
+    )
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as Error).message).not.toMatch(/[\n\r\u2028\u2029\u202a-\u202e]/)
+  })
 })
