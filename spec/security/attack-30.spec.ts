@@ -4,7 +4,7 @@
  * hold, jest reports it as passing while the defect is there; the lead's fix makes it fail, and
  * then `.failing` comes off. Checks that held are plain `it`.
  */
-import { createServer, type Server } from 'node:http'
+import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Request } from 'express'
 import { auth, oauth2, oidc, type AuthOptions } from '../../lib'
@@ -214,5 +214,49 @@ describe("getAccessToken's TypeErrors (defect: the second day's silent answers)"
     )
     expect(error).toBeInstanceOf(TypeError)
     expect((error as Error).message).not.toMatch(/[\n\r\u2028\u2029\u202a-\u202e]/)
+  })
+})
+
+describe('outside header values in log entries (defect 4)', () => {
+  // FINDING A30-5 (Low): `request.cross_site` logs the request's Origin header (and Sec-Fetch-Site)
+  // as fields cut to 200/32 characters but not escaped. Node's parser lets obs-text through (bytes
+  // 0x80-0xFF, read as latin1), so a visitor's POST puts C1 controls such as U+0085 (NEL, a line
+  // break to many log viewers and to Java/.NET log readers) into the entry the app's own logger
+  // receives; the default logger escapes them, an app's logger (pino, a text formatter) does not
+  // get outsideText's promise ("no line break reaches any logger, the app's own included").
+  it.failing('a cross-site POST with C1 controls in Origin logs them escaped', async () => {
+    const app = await serve({})
+    try {
+      const port = new URL(app.origin).port
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'POST',
+            path: '/api/auth/signout',
+            headers: {
+              host: new URL(app.origin).host,
+              origin: 'https://evil.example\x85[express-auth-service] error session.created: forged',
+              'sec-fetch-site': 'cross-site',
+              'content-type': 'application/x-www-form-urlencoded',
+            },
+          },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode ?? 0)
+          },
+        )
+        req.on('error', reject)
+        req.end('csrfToken=x')
+      })
+      expect(status).toBeLessThan(500)
+      const entry = app.logs.find((logged) => logged.event === 'request.cross_site')
+      expect(app.logs.map((logged) => logged.event)).toContain('request.cross_site')
+      expect(JSON.stringify(entry)).not.toMatch(/\u0085|\x85/)
+      expect(`${String(entry!.origin)}${String(entry!.fetchSite)}`).not.toMatch(/[\u0080-\u009f]/)
+    } finally {
+      await app.close()
+    }
   })
 })
