@@ -253,7 +253,7 @@ describe('outside header values in log entries (defect 4)', () => {
       expect(status).toBeLessThan(500)
       const entry = app.logs.find((logged) => logged.event === 'request.cross_site')
       expect(app.logs.map((logged) => logged.event)).toContain('request.cross_site')
-      expect(JSON.stringify(entry)).not.toMatch(/\u0085|\x85/)
+      expect(JSON.stringify(entry)).not.toMatch(/\u0085/)
       expect(`${String(entry!.origin)}${String(entry!.fetchSite)}`).not.toMatch(/[\u0080-\u009f]/)
     } finally {
       await app.close()
