@@ -63,6 +63,25 @@ describe('passkey registration needs a recent sign-in (defect 2)', () => {
     },
   )
 
+  // The same mechanism (FINDING A30-1) also defeats `session.maxLifetime`: the absolute bound
+  // counted from the sign-in. A copied cookie that signs out "the others" before each maxAge runs
+  // out lives for ever (docs/session-stores.md says the new session's sign-in time is now).
+  it.failing('a copied cookie session cannot outlive session.maxLifetime by signing out the others', async () => {
+    const short = await startPasskeyService({}, { session: { maxAge: 3600, maxLifetime: 7200 } })
+    try {
+      const thief = new Browser(short)
+      await signInByEmail(short, thief, 'forever@example.com')
+      for (const at of [3000, 6000, 9000]) {
+        setClock(T + at)
+        await thief.signOut({ others: 'true' })
+      }
+      setClock(T + 9100)
+      expect(await thief.session()).not.toHaveProperty('user')
+    } finally {
+      await short.close()
+    }
+  })
+
   it('held: the same thief without the sign-out trick is refused at options and at the answer', async () => {
     const victim = new Browser(service)
     await signInByEmail(service, victim, 'held@example.com')
