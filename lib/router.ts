@@ -139,8 +139,8 @@ async function dispatch(
     if (method === 'POST' && refusedAsCrossSite(ctx, key)) {
       svc.log('warn', 'request.cross_site', 'a POST from another site was refused; nothing was changed', {
         route: key,
-        fetchSite: String(req.headers['sec-fetch-site'] ?? '').slice(0, 32),
-        origin: String(req.headers.origin ?? '').slice(0, 200),
+        fetchSite: outsideText(String(req.headers['sec-fetch-site'] ?? ''), 32),
+        origin: outsideText(String(req.headers.origin ?? ''), 200),
       })
       if (route.csrf === EXEMPT) throw new AuthError('MissingCSRF', 'a POST from another site was refused')
       return await (route.csrf ?? invalidCsrf.badRequest)(ctx)

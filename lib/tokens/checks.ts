@@ -1,4 +1,4 @@
-import type { Log } from '../logger'
+import { outsideText, type Log } from '../logger'
 import type { ProviderInfo } from '../providers/types'
 import type { TokenSet } from './token-set'
 
@@ -49,7 +49,7 @@ export function providerCheck(providers: readonly ProviderInfo[]): (providerId: 
   return (providerId: string) => {
     if (!known.has(providerId))
       throw new TypeError(
-        `getAccessToken: no provider "${providerId.slice(0, 64)}" is configured (the providers are ${list})`,
+        `getAccessToken: no provider "${outsideText(providerId, 64)}" is configured (the providers are ${list})`,
       )
     const message = wrong.get(providerId)
     if (message !== undefined) throw new TypeError(message)

@@ -1,3 +1,4 @@
+import { DISCOVERY_BACKOFF_MS } from '../../lib/providers/oauth/registry'
 import { expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // Discovery must answer for the configured issuer: a document naming another one (with ID tokens
@@ -25,9 +26,22 @@ describe('OpenID Connect discovery', () => {
     )
   })
 
-  it('tries discovery again on the next sign-in, and signs in once the document names the issuer', async () => {
+  it('answers sign-ins within the back-off without asking the issuer again', async () => {
     h.issuer.behave({ discovery: {}, issParameter: 'own', idTokenClaims: {} })
-    const browser = h.browser()
-    await expectSignedIn(h, browser, await browser.signIn('hostile'))
+    const res = await h.browser().signIn('hostile')
+    expect(res.headers.get('location')).toBe(`${h.base}/error?error=Configuration`)
+    expect(h.issuer.authorizations).toEqual([])
+  })
+
+  it('tries discovery again on the next sign-in after the back-off, and signs in once the document names the issuer', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'queueMicrotask'] })
+    h.issuer.behave({ discovery: {}, issParameter: 'own', idTokenClaims: {} })
+    try {
+      jest.setSystemTime(Date.now() + DISCOVERY_BACKOFF_MS)
+      const browser = h.browser()
+      await expectSignedIn(h, browser, await browser.signIn('hostile'))
+    } finally {
+      jest.useRealTimers()
+    }
   })
 })

@@ -3,7 +3,8 @@ import type OAuth2Strategy from 'passport-oauth2'
 import { errorText, type Log } from '../../logger'
 import { limitOAuthRequests } from './deadline'
 import { UserinfoStrategy } from './userinfo-strategy'
-import { discover, jwksCache, Unreachable, type OidcMetadata } from './oidc-discovery'
+import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
+import { backoffMs, DISCOVERY_BACKOFF_MS, failureLog, type DiscoveryError } from './discovery-failure'
 import { flowStateStore } from './passport-state-store'
 import type { OAuth2Provider, OAuthProvider, OidcProvider, Provider, StrategyProvider } from '../types'
 import { ConfigurationError } from '../../errors'
@@ -41,24 +42,7 @@ export interface OAuthRuntime {
   awaitDiscovery(): Promise<Ready | null>
 }
 
-export const DISCOVERY_BACKOFF_MS = 30_000
-
-/**
- * Why an OIDC provider could not be set up: its message names the provider, the issuer and the
- * cause. `kind` is `configuration` when the issuer answered something other than its own discovery
- * (another issuer, a 404, missing endpoints): no retry helps, the configuration is wrong; `unreachable` for
- * an outage.
- */
-export class DiscoveryError extends Error {
-  override name = 'DiscoveryError'
-  constructor(
-    readonly provider: string,
-    readonly kind: 'configuration' | 'unreachable',
-    message: string,
-  ) {
-    super(message)
-  }
-}
+export { DiscoveryError, DISCOVERY_BACKOFF_MS } from './discovery-failure'
 
 export interface OAuthRegistry {
   /** This auth() call's own Passport instance: never the global one. */
@@ -120,8 +104,12 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
   // Until discovery succeeds, the issuer's own origin: where nearly every provider authorizes.
   let origin = originOf(provider.issuer)
   let failedAt = -Infinity
+  let failure: DiscoveryError | null = null
   const logFailure = failureLog(provider, log)
   const discovered = () => {
+    // A failure stands for its back-off: sign-in attempts, which anyone can post, do not make the
+    // service ask a failing issuer again and again.
+    if (failure && Date.now() - failedAt < backoffMs(failure)) return Promise.reject(failure)
     pending ??= discover(provider, timeoutMs).then(
       (metadata) => {
         passport.use(provider.id, prepare(userinfoStrategy(provider, discoveredEndpoints(metadata)), timeoutMs))
@@ -137,7 +125,8 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
       (error: unknown) => {
         pending = null
         failedAt = Date.now()
-        throw logFailure(error)
+        failure = logFailure(error)
+        throw failure
       },
     )
     return pending
@@ -145,28 +134,6 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
   const ready = () => discovered().catch(() => null)
   const awaitDiscovery = async () => (Date.now() - failedAt < DISCOVERY_BACKOFF_MS ? null : ready())
   return { provider, ready, discovered, authorizationOrigin: () => origin, awaitDiscovery }
-}
-
-/**
- * A failed discovery as a DiscoveryError, logged once: the same failure again within
- * DISCOVERY_BACKOFF_MS (a page view, then the sign-in it leads to) is not logged again. A wrong
- * configuration is an error, an issuer that cannot be reached now a warning.
- */
-function failureLog(provider: OidcProvider, log: Log): (error: unknown) => DiscoveryError {
-  let last = ''
-  let loggedAt = -Infinity
-  return (error) => {
-    const cause = error instanceof Unreachable ? 'unreachable' : 'configuration'
-    const message = `provider ${provider.id}: OpenID Connect discovery at ${provider.issuer} failed: ${errorText(error)}`
-    if (message !== last || Date.now() - loggedAt >= DISCOVERY_BACKOFF_MS) {
-      ;[last, loggedAt] = [message, Date.now()]
-      log(cause === 'configuration' ? 'error' : 'warn', 'provider.discovery_failed', message, {
-        provider: provider.id,
-        cause,
-      })
-    }
-    return new DiscoveryError(provider.id, cause, message)
-  }
 }
 
 /**
