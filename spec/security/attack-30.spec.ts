@@ -43,7 +43,7 @@ describe('passkey registration needs a recent sign-in (defect 2)', () => {
   // A session cookie copied hours ago therefore becomes "recently signed in" by signing out the
   // user's other sessions, and plants a passkey: the very theft defect 2 closes. It also signs the
   // real user out everywhere else. `revokeOthers` should keep the sign-in time (auth_time).
-  it.failing(
+  it(
     'a copied old cookie session cannot freshen its sign-in time with sign-out of the other sessions',
     async () => {
       const victim = new Browser(service)
@@ -66,7 +66,7 @@ describe('passkey registration needs a recent sign-in (defect 2)', () => {
   // The same mechanism (FINDING A30-1) also defeats `session.maxLifetime`: the absolute bound
   // counted from the sign-in. A copied cookie that signs out "the others" before each maxAge runs
   // out lives for ever (docs/session-stores.md says the new session's sign-in time is now).
-  it.failing('a copied cookie session cannot outlive session.maxLifetime by signing out the others', async () => {
+  it('a copied cookie session cannot outlive session.maxLifetime by signing out the others', async () => {
     const short = await startPasskeyService({}, { session: { maxAge: 3600, maxLifetime: 7200 } })
     try {
       const thief = new Browser(short)
