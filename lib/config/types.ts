@@ -32,11 +32,7 @@ export interface SessionRecord {
   createdAt: number
   /** Seconds since the epoch: when this session was last issued or renewed. */
   issuedAt: number
-  /**
-   * Seconds since the epoch: when this session replaced the browser's previous one for the same
-   * sign-in (cookie sessions' sign-out of the others, which revokes them all). Revocations are checked
-   * against it instead of `createdAt`, which stays the sign-in time; absent for every other session.
-   */
+  /** Seconds since the epoch: when re-issued for the same sign-in (`others=true`); revocations count from it. */
   reissuedAt?: number
   /** Seconds since the epoch: when it ends unless renewed. */
   expiresAt: number

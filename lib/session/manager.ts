@@ -7,6 +7,7 @@ import type { Revocations } from '../store/types'
 import { deviceOf, type DeviceInfo } from './device-info'
 import type { ReplyCacheLimits } from './reply-cache'
 import { rememberedSessions } from './remembered'
+import { revocableSince } from './record'
 import type { SessionStore } from './record-store'
 
 /** The request's session cookie (no response where it is only read: `getSession(req)`). */
@@ -187,7 +188,7 @@ export function createSessionManager(
       if (token === null) return null
       const record = await store.read(token, nowSeconds(), timing.maxLifetime)
       // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
-      return record && record.createdAt >= (await revocations.before(record.userId)) ? record : null
+      return record && revocableSince(record) >= (await revocations.before(record.userId)) ? record : null
     },
 
     async create(cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
