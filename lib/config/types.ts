@@ -32,6 +32,8 @@ export interface SessionRecord {
   createdAt: number
   /** Seconds since the epoch: when this session was last issued or renewed. */
   issuedAt: number
+  /** Seconds since the epoch: when re-issued for the same sign-in (`others=true`); revocations count from it. */
+  reissuedAt?: number
   /** Seconds since the epoch: when it ends unless renewed. */
   expiresAt: number
   /** The id of the provider the user signed in with (`'github'`, `'email'`); absent in sessions sealed before it was recorded. */

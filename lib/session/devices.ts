@@ -3,6 +3,7 @@ import { mac, verifyMac } from '../crypto/mac'
 import { ConfigurationError } from '../errors'
 import type { Revocations } from '../store/types'
 import type { SessionStore } from './record-store'
+import { revocableSince } from './record'
 
 /** One of a user's sessions as `listSessions` shows it: nothing in it opens the session. */
 export interface DeviceSession {
@@ -75,7 +76,7 @@ export function createDevices(
   async function valid(userId: string) {
     const sessions = await listing().list(userId, now(), maxLifetime)
     const before = await revocations.before(userId)
-    return sessions.filter(({ record }) => record.createdAt >= before)
+    return sessions.filter(({ record }) => revocableSince(record) >= before)
   }
 
   return Object.freeze({

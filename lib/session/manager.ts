@@ -7,6 +7,7 @@ import type { Revocations } from '../store/types'
 import { deviceOf, type DeviceInfo } from './device-info'
 import type { ReplyCacheLimits } from './reply-cache'
 import { rememberedSessions } from './remembered'
+import { revocableSince } from './record'
 import type { SessionStore } from './record-store'
 
 /** The request's session cookie (no response where it is only read: `getSession(req)`). */
@@ -21,18 +22,6 @@ export interface NewSession {
   tokens?: string
   /** Those tokens could not be refreshed for good. */
   tokenError?: true
-}
-
-/** A new session for the same sign-in as `record` (same user, data, provider and provider tokens). */
-function sameSignIn({ userId, user, data, provider, tokens, tokenError }: SessionRecord): NewSession {
-  return {
-    userId,
-    user,
-    ...(data === undefined ? {} : { data }),
-    ...(provider == null ? {} : { provider }),
-    ...(tokens === undefined ? {} : { tokens }),
-    ...(tokenError ? { tokenError } : {}),
-  }
 }
 
 /**
@@ -65,7 +54,8 @@ export interface SessionManager {
   /**
    * Ends every session of the record's user but the cookie's own. Database sessions: the others are
    * unlisted and deleted, this one and its cookie stay. Cookie sessions cannot be told apart: all of
-   * them are revoked and this browser gets a new session (same user and data, signed in now).
+   * them are revoked and this browser gets a new session for the same sign-in (same user, data and
+   * sign-in time, so still bounded by `maxLifetime`), re-issued after the revocation.
    */
   revokeOthers(cookie: SessionCookie, record: SessionRecord): Promise<void>
   /** Clears the cookie only (for a cookie that did not open). */
@@ -177,6 +167,16 @@ export function createSessionManager(
   const write = (cookie: SessionCookie, record: SessionRecord, previous: string | null, device?: DeviceInfo | null) =>
     writeSession(store, cookie, record, previous, device ?? null)
 
+  // Only a sign-in dates a session: the one replacing it keeps the sign-in time (`auth_time`, the
+  // recent sign-in passkey registration asks for) and the `maxLifetime` counted from it. Dated past
+  // the revocation just made by the revocations' clock, as a sign-in is.
+  const reissued = async (record: SessionRecord): Promise<SessionRecord> => {
+    const now = nowSeconds()
+    const reissuedAt = Math.max(await revocations.stamp(record.userId), record.createdAt)
+    const expiresAt = Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime)
+    return { ...record, reissuedAt, issuedAt: now, expiresAt }
+  }
+
   const start = (cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) =>
     startSession(store, timing, revocations, cookie, input, stored)
 
@@ -188,7 +188,7 @@ export function createSessionManager(
       if (token === null) return null
       const record = await store.read(token, nowSeconds(), timing.maxLifetime)
       // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
-      return record && record.createdAt >= (await revocations.before(record.userId)) ? record : null
+      return record && revocableSince(record) >= (await revocations.before(record.userId)) ? record : null
     },
 
     async create(cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
@@ -241,7 +241,7 @@ export function createSessionManager(
       // replaced session's would be (the cookie store itself has nothing to remove).
       await revocations.revoke(record.userId)
       await store.removeAll(record.userId, nowSeconds(), token ?? undefined)
-      await start(cookie, sameSignIn(record))
+      await write(cookie, await reissued(record), null)
     },
 
     clear(cookie: SessionCookie) {

@@ -18,7 +18,16 @@ export function toClaims(record: SessionRecord): Record<string, unknown> {
   // The provider's tokens (lib/tokens/): their reference in Redis, or them sealed under their own key.
   if (record.tokens !== undefined) claims.tok = record.tokens
   if (record.tokenError) claims.tok_err = true
+  if (record.reissuedAt !== undefined) claims.reissued_at = record.reissuedAt
   return claims
+}
+
+/**
+ * The time a session is checked against its user's revocation time: when it was re-issued for the
+ * same sign-in (a revocation since then ends it), else the sign-in itself.
+ */
+export function revocableSince(record: SessionRecord): number {
+  return record.reissuedAt ?? record.createdAt
 }
 
 /**
@@ -31,7 +40,7 @@ export function fromClaims(
   maxLifetime: number,
 ): SessionRecord | null {
   if (!claims) return null
-  const { sub, user, data, iat, exp, auth_time: createdAt, provider, tok, tok_err: tokenError } = claims
+  const { sub, user, data, iat, exp, auth_time: createdAt, provider, tok, tok_err: tokenError, reissued_at } = claims
   if (
     typeof sub !== 'string' ||
     sub === '' ||
@@ -47,11 +56,13 @@ export function fromClaims(
   if (provider !== undefined && (typeof provider !== 'string' || provider === '')) return null
   if (tok !== undefined && (typeof tok !== 'string' || tok === '')) return null
   if (tokenError !== undefined && tokenError !== true) return null
+  if (reissued_at !== undefined && (typeof reissued_at !== 'number' || !(reissued_at >= createdAt))) return null
   const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
   if (data !== undefined) record.data = data
   if (provider !== undefined) record.provider = provider
   if (tok !== undefined) record.tokens = tok
   if (tokenError === true) record.tokenError = true
+  if (reissued_at !== undefined) record.reissuedAt = reissued_at
   return record
 }
 

@@ -1,5 +1,6 @@
 import { sizedCache } from '../util/cache'
 import type { SessionRecord } from '../config/types'
+import { revocableSince } from './record'
 
 /**
  * The answers of `GET /session`, by the cookie's exact value. A sealed cookie (the cookie store)
@@ -35,8 +36,8 @@ export const REPLY_CACHE_LIMITS: ReplyCacheLimits = Object.freeze({ max: 10_000,
 interface Entry {
   readonly reply: string
   readonly userId: string
-  /** The sign-in time, checked against the user's revocation time on every hit. */
-  readonly createdAt: number
+  /** The sign-in time (or re-issue time, record.ts), checked against the user's revocation time on every hit. */
+  readonly since: number
   /** The first second the session no longer opens: its expiry, or the end of its lifetime. */
   readonly endsAt: number
   /** The first second the session is due for renewal (the slow path renews it and sets its cookie). */
@@ -66,7 +67,7 @@ export function replyCache(timing: { updateAge: number; maxLifetime: number }, l
       // Unknown without I/O (another instance's revocations, not read within the revocation delay):
       // the slow path asks the store.
       const before = revokedBefore(entry.userId)
-      return before !== undefined && entry.createdAt >= before ? entry.reply : null
+      return before !== undefined && entry.since >= before ? entry.reply : null
     },
     set(token, record, reply, current) {
       const lifetimeEnd = record.createdAt + timing.maxLifetime
@@ -75,7 +76,7 @@ export function replyCache(timing: { updateAge: number; maxLifetime: number }, l
       entries.set(token, {
         reply,
         userId: record.userId,
-        createdAt: record.createdAt,
+        since: revocableSince(record),
         endsAt: Math.min(record.expiresAt, lifetimeEnd),
         renewAt: renews ? record.issuedAt + timing.updateAge : Infinity,
         current,

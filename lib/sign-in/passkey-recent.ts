@@ -6,8 +6,9 @@ import type { PasskeyRuntime } from '../providers/passkey/runtime'
  * Adding a passkey needs a recent sign-in (`passkey({ registrationMaxAge })`). A passkey outlives
  * sign-out everywhere and `revokeSessions`, so a session cookie copied after its sign-in (a shared
  * computer, a script that read it) must not add one of its own. The sign-in time is the record's
- * `createdAt` (the cookie's `auth_time`, the database record's own field), which renewals and
- * updates keep: nothing is read that `GET /session` does not read already.
+ * `createdAt` (the cookie's `auth_time`, the database record's own field), which renewals, updates
+ * and sign-out of the others (manager.revokeOthers) keep: nothing is read that `GET /session` does
+ * not read already.
  */
 export function signedInRecently(record: SessionRecord, runtime: PasskeyRuntime, grace = 0): boolean {
   return Date.now() / 1000 - record.createdAt <= runtime.provider.registrationMaxAge + grace
