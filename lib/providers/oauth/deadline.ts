@@ -58,7 +58,10 @@ export function limitOAuthRequests(strategy: object, timeoutMs: number): void {
           let size = 0
           response.on('data', (chunk: Buffer) => {
             size += chunk.length
-            if (size > MAX_ANSWER_BYTES) abandon(`answered more than ${MAX_ANSWER_BYTES} bytes`)
+            if (size <= MAX_ANSWER_BYTES) return
+            // An answer, if one refused for its size: a failure for now, not "sent, no answer".
+            answered = true
+            abandon(`answered more than ${MAX_ANSWER_BYTES} bytes`)
           })
         })
         return request
