@@ -204,6 +204,8 @@ export function createHelpers(
   return Object.freeze(helpers as typeof helpers & Pick<AuthHelpers, 'requireAuth'>)
 }
 
+const LATE_SAVE = 'getAccessToken ran after the response was sent: the session cookie keeps the old tokens'
+
 /** getAccessToken(req, providerId, options): the request's session, and its cookie to save a changed one. */
 function accessTokenHelper(svc: Services, serviceOf: (req: Request) => ReturnType<typeof serviceFor> | null) {
   const { config } = svc
@@ -217,17 +219,21 @@ function accessTokenHelper(svc: Services, serviceOf: (req: Request) => ReturnTyp
     if (!svc.sessions.present(cookie)) return null
     const record = await svc.sessions.read(cookie)
     if (!record) return null
+    const cookieSession = config.session.strategy === 'cookie'
+    // Read at each step: the headers may go while the provider answers (no Set-Cookie then).
+    const live = () => (res && !res.headersSent ? res : undefined)
     const save = async (changed: SessionRecord) => {
-      if (!res && config.session.strategy === 'cookie')
-        svc.log(
-          'warn',
-          'tokens.warning',
-          'getAccessToken ran after the response was sent: the session cookie keeps the old tokens',
-        )
-      await svc.sessions.save(cookie, changed)
+      if (!live() && cookieSession) svc.log('warn', 'tokens.warning', LATE_SAVE)
+      await svc.sessions.save({ ...cookie, res: live() }, changed)
     }
-    const late = !res && config.session.strategy === 'cookie'
-    return svc.tokens.getAccessToken({ record, save, late }, providerId, options)
+    const session = {
+      record,
+      save,
+      get late() {
+        return cookieSession && !live()
+      },
+    }
+    return svc.tokens.getAccessToken(session, providerId, options)
   }
 }
 

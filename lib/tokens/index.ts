@@ -1,5 +1,5 @@
 import type { SessionRecord } from '../config/types'
-import { keyRing } from '../crypto/keys'
+import { keyRing, type KeyRing } from '../crypto/keys'
 import { AuthError, ConfigurationError } from '../errors'
 import { CHUNK_SIZE, MAX_CHUNKS } from '../http/chunked-cookie'
 import { boundedCache } from '../util/cache'
@@ -102,7 +102,10 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
     }
   const exchange = exchangeKeeping(() => true)
   const shared = vault && redisRefresher({ vault, ring, lockMs: deps.providerTimeout + 5000, exchange })
-  const local = inlineRefresher(exchangeKeeping((set) => sealTokens(ring, set).length <= INLINE_BUDGET))
+  const local = inlineRefresher(
+    exchangeKeeping((set) => sealTokens(ring, set).length <= INLINE_BUDGET),
+    Math.min(deps.maxAge, deps.maxLifetime) * 1000,
+  )
 
   const refusal = refusalOf(deps)
 
@@ -147,26 +150,48 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
       if (seen.failed) return failedFor(session, providerId)
       return toAccessToken(seen.set)
     }
-    let set = record.tokens.startsWith('s:') ? openTokens(ring, record.tokens.slice(2)) : null
-    if (!set) return failedFor(session, providerId)
-    const first = set
-    // A successor remembered may itself have been replaced since: a few steps at most.
-    for (let step = 0; step < 3 && (force ? set === first : !usable(set)); step++) {
-      if (session.late) throw tooLate(providerId)
-      users.set(fingerprint(set), record.userId)
-      const answer = await local.successor(set)
-      if (!answer.ok && answer.final) return failedFor(session, providerId)
-      if (!answer.ok) throw new AuthError('ServiceUnavailable', `the provider could not refresh: ${answer.reason}`)
-      set = answer.set
-    }
-    if (set !== first) await session.save({ ...record, tokens: `s:${sealTokens(ring, set)}` })
-    return toAccessToken(set)
+    return inlineAccess(session, providerId, { ring, local, users, usable, force })
   }
 
   return Object.freeze({ vault, refusal, checkProvider, capture, getAccessToken })
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+interface InlineDeps {
+  readonly ring: KeyRing
+  readonly local: ReturnType<typeof inlineRefresher>
+  readonly users: { set(fp: string, userId: string): unknown }
+  readonly usable: (set: TokenSet) => boolean
+  readonly force: boolean
+}
+
+/** A cookie session's set (sealed in the record): refreshed here, the successor saved to the cookie. */
+async function inlineAccess(session: TokenSession, providerId: string, deps: InlineDeps) {
+  const { record } = session
+  const { ring, local, users, usable, force } = deps
+  let set = record.tokens?.startsWith('s:') ? openTokens(ring, record.tokens.slice(2)) : null
+  if (!set) return failedFor(session, providerId)
+  const first = set
+  // A successor remembered may itself have been replaced since: a few steps at most.
+  for (let step = 0; step < 3 && (force ? set === first : !usable(set)); step++) {
+    if (session.late && set === first) throw tooLate(providerId, false)
+    if (session.late) break
+    users.set(fingerprint(set), record.userId)
+    const answer = await local.successor(set)
+    if (!answer.ok && answer.final) return failedFor(session, providerId)
+    if (!answer.ok) throw new AuthError('ServiceUnavailable', `the provider could not refresh: ${answer.reason}`)
+    set = answer.set
+  }
+  if (set === first) return toAccessToken(set)
+  // The response went while the provider answered: the browser keeps `first`, the next request finds `set`.
+  if (session.late) {
+    local.park(first, set)
+    throw tooLate(providerId, true)
+  }
+  await session.save({ ...record, tokens: `s:${sealTokens(ring, set)}` })
+  return toAccessToken(set)
+}
 
 function refusalOf(deps: TokenDeps): ProviderTokens['refusal'] {
   return (account) => {
@@ -179,10 +204,12 @@ function refusalOf(deps: TokenDeps): ProviderTokens['refusal'] {
  * Cookie sessions keep the set in the cookie: a successor that cannot reach the browser would be
  * lost, and the spent refresh token sent again by the next request.
  */
-const tooLate = (providerId: string) =>
+const tooLate = (providerId: string, meanwhile: boolean) =>
   new AuthError(
     'Configuration',
-    `getAccessToken(req, "${providerId}") ran after the response's headers were sent, and the tokens needed a refresh: with cookie sessions the new tokens could not reach the browser, so nothing was refreshed. Call (and await) getAccessToken before the response is sent`,
+    meanwhile
+      ? `getAccessToken(req, "${providerId}"): the response's headers were sent while the tokens were being refreshed: with cookie sessions the new tokens could not reach the browser; they are kept in this process and the next request's cookie gets them. Await getAccessToken before the response is sent`
+      : `getAccessToken(req, "${providerId}") ran after the response's headers were sent, and the tokens needed a refresh: with cookie sessions the new tokens could not reach the browser, so nothing was refreshed. Call (and await) getAccessToken before the response is sent`,
   )
 
 const refreshError = (providerId: string) =>

@@ -16,7 +16,7 @@ import { sharedRedisForFile, untilReady } from '../support/redis'
 // kept that no longer opens is RefreshAccessTokenError (and the client session says so), never "no
 // tokens"; refreshed tokens living no longer than minValidity make one grant for many calls; a
 // refresh the provider got but answered after providerTimeout is not sent again by any instance
-// within the hold; and the refresh lock is renewed while its holder's refresh runs, so a slow live
+// within the hold, nor is one whose answer began and stalled; and the refresh lock is renewed while its holder's refresh runs, so a slow live
 // holder is not taken over (which would spend the refresh token twice).
 jest.setTimeout(60_000)
 
@@ -128,6 +128,21 @@ it('refreshed tokens living no longer than minValidity: one grant for six calls 
 it('a refresh answered after providerTimeout: no instance sends the refresh token again within the hold', async () => {
   endpoint.refresh = 'late'
   endpoint.lateMs = 1500
+  const browser = await signedIn()
+  const refreshes = endpoint.refreshes
+  expect(await token(browser, instances[0]!)).toMatchObject({ status: 503, body: { error: 'ServiceUnavailable' } })
+  await new Promise((resolve) => setTimeout(resolve, 2500))
+  endpoint.refresh = 'ok'
+  for (const served of instances) {
+    const held = await token(browser, served)
+    expect(held).toMatchObject({ status: 503, body: { message: expect.stringMatching(/no answer in time/) } })
+  }
+  expect(endpoint.refreshes - refreshes).toBe(1)
+})
+
+// Attack A30-6: headers and half the body, then a stall, was "failed for now" (2 s) and sent again.
+it('a refresh whose answer began but stalled past providerTimeout: held as sent with no answer, not sent again', async () => {
+  endpoint.refresh = 'stalled'
   const browser = await signedIn()
   const refreshes = endpoint.refreshes
   expect(await token(browser, instances[0]!)).toMatchObject({ status: 503, body: { error: 'ServiceUnavailable' } })

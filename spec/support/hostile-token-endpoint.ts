@@ -9,9 +9,11 @@ import type { AddressInfo } from 'node:net'
  * Every token and the client secret are random, for the specs to look for in logs. `github`: both
  * grants answer as GitHub Apps' expiring user tokens do, form-encoded with an empty scope
  * (`…&scope=&token_type=bearer`). `late`: the refresh is served (its refresh token spent, a new
- * one issued) but answered only after `lateMs`.
+ * one issued) but answered only after `lateMs`. `stalled`: the refresh is served, the answer's headers
+ * and half its body go out, and the rest never does.
  */
-export type RefreshBehaviour = 'ok' | 'slow' | 'huge' | 'malformed' | 'quote-request' | 'invalid_grant' | 'late'
+export type RefreshBehaviour =
+  'ok' | 'slow' | 'huge' | 'malformed' | 'quote-request' | 'invalid_grant' | 'late' | 'stalled'
 
 export interface HostileTokenEndpoint {
   readonly origin: string
@@ -95,6 +97,11 @@ export async function startHostileTokenEndpoint(): Promise<HostileTokenEndpoint>
       case 'late': {
         const answer = tokens(endpoint.refreshedLifetime)
         return void setTimeout(() => json(res, 200, answer), endpoint.lateMs)
+      }
+      case 'stalled': {
+        const { access_token, refresh_token } = tokens(endpoint.refreshedLifetime)
+        res.writeHead(200, { 'Content-Type': 'application/json' })
+        return void res.write(`{"access_token":"${access_token}","refresh_token":"${refresh_token}",`)
       }
       case 'huge':
         res.writeHead(200, { 'Content-Type': 'application/json' })

@@ -13,9 +13,10 @@ type Execute = (library: HttpLibrary, options: RequestOptions, body: unknown, ca
 const MAX_ANSWER_BYTES = 1024 * 1024
 
 /**
- * Marks the error of a request that was sent whole and got no answer (none in time, or the
- * connection broke before one): unlike one never sent, the provider may have acted on it (a refresh
- * token spent). lib/tokens/ waits much longer before asking again then.
+ * Marks the error of a request that was sent whole and got no complete answer (none in time, or
+ * the connection broke before one; or headers came and the body was cut, stalled or reset): unlike
+ * one never sent, the provider may have acted on it (a refresh token spent). lib/tokens/ waits much
+ * longer before asking again then.
  */
 export const SENT_UNANSWERED = Symbol('sent, no answer')
 
@@ -50,13 +51,17 @@ export function limitOAuthRequests(strategy: object, timeoutMs: number): void {
         request = library.request(requestOptions)
         request.once('finish', () => (sent = true))
         request.on('response', (response: IncomingMessage) => {
-          answered = true
+          // Answered once the whole body is in: headers then a stalled or cut body are no answer.
+          response.once('end', () => (answered = true))
           // node-oauth listens for no error on the answer; a reset mid-answer must not go unheard.
           response.on('error', () => abandon('the answer broke off'))
           let size = 0
           response.on('data', (chunk: Buffer) => {
             size += chunk.length
-            if (size > MAX_ANSWER_BYTES) abandon(`answered more than ${MAX_ANSWER_BYTES} bytes`)
+            if (size <= MAX_ANSWER_BYTES) return
+            // An answer, if one refused for its size: a failure for now, not "sent, no answer".
+            answered = true
+            abandon(`answered more than ${MAX_ANSWER_BYTES} bytes`)
           })
         })
         return request
