@@ -175,36 +175,33 @@ describe('discovery failures are logged once (defect 4)', () => {
   let issuer: Server
   let fetches = 0
   afterAll(() => new Promise<void>((resolve) => issuer.close(() => resolve())))
-  it(
-    'an issuer answering a different wrong issuer each time is fetched and logged once per back-off',
-    async () => {
-      restoreClock()
-      issuer = createServer((req, res) => {
-        fetches++
-        const origin = `http://127.0.0.1:${(issuer.address() as AddressInfo).port}`
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(
-          JSON.stringify({
-            issuer: `${origin}/n${fetches}`,
-            authorization_endpoint: `${origin}/a`,
-            token_endpoint: `${origin}/t`,
-            jwks_uri: `${origin}/j`,
-          }),
-        )
-      })
-      await new Promise<void>((resolve) => issuer.listen(0, '127.0.0.1', resolve))
-      const url = `http://127.0.0.1:${(issuer.address() as AddressInfo).port}`
-      const app = await serve({ providers: [oidc({ id: 'corp', issuer: url, clientId: 'app', clientSecret: 's' })] })
-      try {
-        const browser = new Browser(app)
-        for (let i = 0; i < 10; i++) await browser.startSignIn('corp')
-        const logged = app.logs.filter((entry) => entry.event === 'provider.discovery_failed')
-        expect({ fetches, logged: logged.length }).toEqual({ fetches: 1, logged: 1 })
-      } finally {
-        await app.close()
-      }
-    },
-  )
+  it('an issuer answering a different wrong issuer each time is fetched and logged once per back-off', async () => {
+    restoreClock()
+    issuer = createServer((req, res) => {
+      fetches++
+      const origin = `http://127.0.0.1:${(issuer.address() as AddressInfo).port}`
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(
+        JSON.stringify({
+          issuer: `${origin}/n${fetches}`,
+          authorization_endpoint: `${origin}/a`,
+          token_endpoint: `${origin}/t`,
+          jwks_uri: `${origin}/j`,
+        }),
+      )
+    })
+    await new Promise<void>((resolve) => issuer.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(issuer.address() as AddressInfo).port}`
+    const app = await serve({ providers: [oidc({ id: 'corp', issuer: url, clientId: 'app', clientSecret: 's' })] })
+    try {
+      const browser = new Browser(app)
+      for (let i = 0; i < 10; i++) await browser.startSignIn('corp')
+      const logged = app.logs.filter((entry) => entry.event === 'provider.discovery_failed')
+      expect({ fetches, logged: logged.length }).toEqual({ fetches: 1, logged: 1 })
+    } finally {
+      await app.close()
+    }
+  })
 })
 
 describe("getAccessToken's TypeErrors (defect: the second day's silent answers)", () => {
