@@ -59,14 +59,6 @@ async function signedInWithFlows(): Promise<Browser> {
 
 it('keeps the Cookie header within the budget; /session and sign-out to the provider work', async () => {
   const browser = await signedInWithFlows()
-  console.log(
-    'SIZES',
-    cookieHeader(browser).length,
-    browser.jar
-      .all(app.base)
-      .map((c) => `${c.name}:${c.value.length}`)
-      .join(' '),
-  )
   expect(cookieHeader(browser).length).toBeLessThanOrEqual(COOKIE_BUDGET)
   expect((await browser.session()).user).toMatchObject({ email: 'alice@example.com' })
   expect(cookieHeader(browser).length).toBeLessThanOrEqual(COOKIE_BUDGET)

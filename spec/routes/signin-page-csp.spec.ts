@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import request from 'supertest'
 import { oidc } from '../../lib'
+import { UNREACHABLE_RETRY_MS } from '../../lib/providers/oauth/discovery-failure'
 import { makeApp } from '../support/app'
 import { configError } from '../support/config-error'
 
@@ -43,18 +44,28 @@ describe('the sign-in page and a failing issuer', () => {
     expect(discoveries).toBe(2)
   })
 
-  it('still lets a sign-in attempt try discovery again (and fail on its own terms)', async () => {
+  it('answers a sign-in attempt in the pause on its own terms without asking the issuer, and tries discovery again after it', async () => {
     const { app } = makeApp({ providers: [provider('one')] })
     await request(app).get('/api/auth/signin').expect(200)
     const csrf = await request(app).get('/api/auth/csrf')
-    const cookie = csrf.headers['set-cookie']
-    const res = await request(app)
-      .post('/api/auth/signin/one')
-      .set('Cookie', cookie as unknown as string[])
-      .type('form')
-      .send({ csrfToken: csrf.body.csrfToken })
-    expect(res.headers.location).toMatch(/error=OAuthSignin/)
-    expect(discoveries).toBe(2)
+    const cookie = csrf.headers['set-cookie'] as unknown as string[]
+    const signIn = () =>
+      request(app)
+        .post('/api/auth/signin/one')
+        .set('Cookie', cookie)
+        .type('form')
+        .send({ csrfToken: csrf.body.csrfToken })
+    // Anyone can post sign-ins: within the pause they cannot make the service ask the issuer again.
+    expect((await signIn()).headers.location).toMatch(/error=OAuthSignin/)
+    expect(discoveries).toBe(1)
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'setInterval', 'queueMicrotask'] })
+    try {
+      jest.setSystemTime(Date.now() + UNREACHABLE_RETRY_MS)
+      expect((await signIn()).headers.location).toMatch(/error=OAuthSignin/)
+      expect(discoveries).toBe(2)
+    } finally {
+      jest.useRealTimers()
+    }
   })
 })
 
