@@ -17,7 +17,7 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       'regexp/no-super-linear-backtracking': 'error',
       'regexp/no-super-linear-move': 'error',
-      // A route handler is `(ctx) => void | Promise<void>` (lib/context.ts): some are async without awaiting.
+      // A route handler is `(ctx) => void | Promise<void>` (lib/core/context.ts): some are async without awaiting.
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },

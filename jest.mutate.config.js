@@ -6,7 +6,7 @@
 // code, so it could kill no mutant).
 //
 // lib/ is a root too: Stryker runs jest with --findRelatedTests, which follows imports only through
-// files jest has indexed. With spec/ alone, a spec reaching lib/providers/oauth/authorize.ts through
+// files jest has indexed. With spec/ alone, a spec reaching lib/features/oauth/authorize.ts through
 // lib/index.ts would not count as related, and the flow specs would never run against its mutants.
 /** @type {import('jest').Config} */
 module.exports = {

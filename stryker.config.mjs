@@ -7,31 +7,32 @@ export default {
   // checks (discovery, ID token, iss), the sign-in flow (state, flow cookie, code and verifier
   // checks, the signIn decision, completion), and callbackUrl and redirect validation.
   mutate: [
-    'lib/crypto/**/*.ts',
-    'lib/csrf/**/*.ts',
-    'lib/session/**/*.ts',
-    'lib/sign-in/**/*.ts',
-    'lib/providers/oauth/oidc-discovery.ts',
-    'lib/providers/oauth/id-token.ts',
-    'lib/providers/oauth/authorize.ts',
-    'lib/routes/callback.ts',
-    'lib/context.ts',
-    'lib/urls/callback-url.ts',
+    'lib/infra/crypto/**/*.ts',
+    'lib/infra/csrf/**/*.ts',
+    'lib/core/csrf-failure.ts',
+    'lib/core/session/**/*.ts',
+    'lib/core/sign-in/**/*.ts',
+    'lib/features/oauth/oidc-discovery.ts',
+    'lib/features/oauth/id-token.ts',
+    'lib/features/oauth/authorize.ts',
+    'lib/core/routes/callback.ts',
+    'lib/core/context.ts',
+    'lib/infra/urls/callback-url.ts',
     // The one JSON parser of untrusted token headers and payloads (JWE, JWS).
-    'lib/util/json.ts',
+    'lib/infra/util/json.ts',
     // Who an address is (one mailbox, one user), and what a refused recipient answers, and when.
-    'lib/providers/email/address.ts',
-    'lib/providers/email/send.ts',
-    'lib/providers/email/timing.ts',
+    'lib/features/email/address.ts',
+    'lib/features/email/send.ts',
+    'lib/features/email/timing.ts',
     // The bounds an attacker can push: limiter keys, revocation times (fail closed past the bound).
-    'lib/store/memory.ts',
+    'lib/infra/store/memory.ts',
     // How long a record held from Redis may be trusted, and what is held.
-    'lib/store/redis/liveness.ts',
-    'lib/store/redis/held.ts',
+    'lib/infra/store/redis/liveness.ts',
+    'lib/infra/store/redis/held.ts',
     // The one refresh of a provider's tokens: the lock, the compare-and-write, the grace window.
-    'lib/tokens/refresh-redis.ts',
-    'lib/tokens/redis-vault.ts',
-    'lib/tokens/refresh-inline.ts',
+    'lib/features/provider-tokens/refresh-redis.ts',
+    'lib/features/provider-tokens/redis-vault.ts',
+    'lib/features/provider-tokens/refresh-inline.ts',
   ],
   testRunner: 'jest',
   jest: {

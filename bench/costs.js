@@ -154,8 +154,8 @@ async function cacheMemory(redis) {
 
 /** `count` cookie sessions of distinct users: one real sign-in, its claims sealed again per user under the session key. */
 async function mintCookies(app, count) {
-  const { keyRing } = require('../dist/lib/crypto/keys')
-  const { open, seal } = require('../dist/lib/crypto/jwe')
+  const { keyRing } = require('../dist/lib/infra/crypto/keys')
+  const { open, seal } = require('../dist/lib/infra/crypto/jwe')
   const real = await signIn(app, 'load-0@example.com')
   const [name, value] = real.split('=')
   const ring = keyRing([secret], 'session')

@@ -253,7 +253,7 @@ function report({ records, faults, users, t0 }) {
     const failedDuring = sentDuring.filter((r) => r.kind !== 'session').length
     // Sessions answered before the soak saw Redis back (from memory, or from a Redis back before the soak
     // noticed), of requests sent 300 ms or more into the fault: past the 250 ms for which an answer from
-    // memory may lag Redis on a busy process (lib/store/redis/liveness.ts), and the 50 ms a read may wait beyond.
+    // memory may lag Redis on a busy process (lib/infra/store/redis/liveness.ts), and the 50 ms a read may wait beyond.
     const early = sentDuring.filter(
       (r) => r.kind === 'session' && r.sentAt >= fault.began + 300 && r.doneAt < fault.ended,
     )

@@ -1,8 +1,8 @@
 /** The public surface of express-auth-service. No logic lives here. */
 export { auth, type AuthRouter } from './auth'
 // AuthLocals types `res.locals.session` and `res.locals.sessionRecord`: `res: Response<unknown, AuthLocals>`.
-export type { AuthHelpers, AuthLocals, RequireAuthOptions, SignedInLocals } from './helpers'
-export type { DeviceHelpers, DeviceSession } from './session/devices'
+export type { AuthHelpers, AuthLocals, RequireAuthOptions, SignedInLocals } from './core/helpers'
+export type { DeviceHelpers, DeviceSession } from './core/session/devices'
 export {
   oauth2,
   oidc,
@@ -10,16 +10,16 @@ export {
   type OAuth2Options,
   type OidcOptions,
   type PassportStrategyOptions,
-} from './providers/oauth/factories'
-export { email, type EmailOptions } from './providers/email/factory'
-export { passkey, type PasskeyOptions } from './providers/passkey/factory'
-export type { PasskeyHelpers, PasskeyInfo } from './providers/passkey/manage'
+} from './features/oauth/factories'
+export { email, type EmailOptions } from './features/email/factory'
+export { passkey, type PasskeyOptions } from './features/passkey/factory'
+export type { PasskeyHelpers, PasskeyInfo } from './features/passkey/manage'
 export type { StartupHelpers } from './auth'
-export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './store/passkeys'
-export type { VerificationRecord, VerificationStore } from './store/verification'
-export { redisSessionStore, type RedisSessionStoreOptions } from './store/connect-redis'
-export type { RedisClient } from './store/redis'
-export type { ExpressSessionStore } from './store/express-session-store'
+export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './features/passkey/store'
+export type { VerificationRecord, VerificationStore } from './features/email/store'
+export { redisSessionStore, type RedisSessionStoreOptions } from './infra/store/connect-redis'
+export type { RedisClient } from './infra/store/redis'
+export type { ExpressSessionStore } from './infra/store/express-session-store'
 // The options of the factories, and `Provider`, what they return (and `providers` takes); the
 // fields of the resolved providers are the package's own.
 export type {
@@ -31,7 +31,7 @@ export type {
   ProfileMapper,
   ProviderUser,
   StrategyClass,
-} from './providers/types'
+} from './infra/config/providers'
 export type {
   AuthOptions,
   Callbacks,
@@ -50,10 +50,10 @@ export type {
   SignInResult,
   Theme,
   TokenRefreshMessage,
-} from './config/types'
-export type { AccessToken, GetAccessTokenOptions } from './tokens'
-export { AuthError, ConfigurationError, type AuthErrorCode } from './errors'
-export { de } from './pages/de'
-export type { Messages } from './pages/messages'
-export type { Translation } from './pages/languages'
-export type { LevelLogger, LogEntry, LogEvent, LogLevel, Logger } from './logger'
+} from './infra/config/types'
+export type { AccessToken, GetAccessTokenOptions } from './features/provider-tokens'
+export { AuthError, ConfigurationError, type AuthErrorCode } from './infra/errors'
+export { de } from './infra/pages/de'
+export type { Messages } from './infra/pages/messages'
+export type { Translation } from './infra/pages/languages'
+export type { LevelLogger, LogEntry, LogEvent, LogLevel, Logger } from './infra/logger'

@@ -2,49 +2,34 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 
 /**
- * The layout of lib/ (docs/architecture.md): a request travels top to bottom, and imports point
- * down this list, never up, with no cycles and no two folders that import each other. Type-only
- * imports follow the same rule (a type shared by two layers lives in the lower one), except the few
- * in UPWARD_TYPES. A folder or file of lib/ that is not listed here fails this spec until it is placed.
+ * The layout of lib/ (docs/architecture.md). Three zones and the entry points above them:
+ * - infra/: what any web service needs (http, crypto, csrf, urls, pages, config, stores, logger):
+ *   it imports only infra/ and names no feature;
+ * - core/: the pipeline (router, context, services, the core routes, sign-in completion, the flow
+ *   state, sessions, the app-facing helpers) and the `Feature` contract: it imports only core/ and
+ *   infra/, and names no feature;
+ * - features/<name>/: everything one feature owns. A feature imports core/ and infra/, and another
+ *   feature only when REQUIRES says so;
+ * - the entry points: index.ts and testing/ (public), auth.ts (builds the service) and features.ts
+ *   (the list of features); only they may import every zone.
+ * Type-only imports follow the same rules. Within a zone, no two folders import each other, and no
+ * file imports another in a cycle at run time.
  */
-const LAYERS: ReadonlyArray<readonly string[]> = [
-  // The package root and its `/testing` subpath (the store contract suites): two entries, apart.
-  ['index', 'testing'],
-  ['auth'],
-  ['helpers'],
-  ['router'],
-  ['routes'],
-  ['context', 'services'],
-  ['sign-in'],
-  // The provider tokens of sessions: captured at sign-in, refreshed for getAccessToken.
-  ['tokens'],
-  // The two kinds of provider never import each other; what they share lies below them.
-  ['providers/oauth', 'providers/email', 'providers/passkey'],
-  ['providers'],
-  ['session'],
-  ['csrf'],
-  ['http'],
-  ['config'],
-  ['pages'],
-  ['urls'],
-  ['store'],
-  ['crypto'],
-  ['util'],
-  ['errors', 'logger'],
-]
-const RANK = new Map(LAYERS.flatMap((names, index) => names.map((name) => [name, LAYERS.length - index] as const)))
+const REQUIRES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['oidc-logout', ['oauth']],
+  ['provider-tokens', ['oauth']],
+])
+
+const ENTRY_POINTS = new Set(['index.ts', 'testing', 'auth.ts', 'features.ts'])
 
 /**
- * The type-only imports that may point up (or sideways), by the file that declares them and the
- * names: the request's context and the services auth() builds are what every handler and flow
- * step receives, and they are declared beside the router and auth() that build them.
+ * What names a feature in core/ or infra/ code (comments left out): the features' own words.
+ * The HKDF labels in infra/crypto/keys.ts name every key the package derives, features' included:
+ * one list keeps two labels from ever being the same.
  */
-const UPWARD_TYPES: ReadonlyMap<string, readonly string[]> = new Map([
-  ['context.ts', ['Context', 'Handler']],
-  ['services.ts', ['Services']],
-  // The options name the providers the app built with oidc(), oauth2(), email(): their public types.
-  ['providers/types.ts', ['Provider', 'ProviderInfo']],
-])
+const FEATURE_WORDS =
+  /passkey|webauthn|oidc|backchannel|oauth|passport|magic ?link|verification|providerTokens|accessToken|logoutIndex/i
+const MAY_NAME_FEATURES = new Set(['infra/crypto/keys.ts'])
 
 const LIB = path.resolve(__dirname, '../lib')
 
@@ -55,19 +40,29 @@ function sourceFiles(dir: string): string[] {
   })
 }
 
-/** The entry of LAYERS a file belongs to: its folder (a provider kind's own folder), or its own name at the top. */
-function entryOf(file: string): string {
-  const [first, second] = path.relative(LIB, file).split(path.sep)
-  if (first === 'providers' && second !== undefined && RANK.has(`providers/${second}`)) return `providers/${second}`
-  return first!.replace(/\.ts$/, '')
+const rel = (file: string) => path.relative(LIB, file).split(path.sep).join('/')
+
+type Zone = 'entry' | 'core' | 'infra' | `features/${string}` | 'misplaced'
+
+function zoneOf(file: string): Zone {
+  const [first, second, third] = rel(file).split('/')
+  if (ENTRY_POINTS.has(first!)) return 'entry'
+  if (first === 'core' || first === 'infra') return second === undefined ? 'misplaced' : first
+  if (first === 'features' && third !== undefined) return `features/${second}`
+  return 'misplaced'
+}
+
+/** A folder of a zone (`core/session`, `infra/http`, a feature), or a zone's own top-level file. */
+function folderOf(file: string): string {
+  const parts = rel(file).split('/')
+  if (parts[0] === 'features') return parts.slice(0, 2).join('/')
+  return parts.length > 2 ? parts.slice(0, 2).join('/') : parts.join('/').replace(/\.ts$/, '')
 }
 
 interface Import {
   readonly target: string
   /** `import type`, `export type`, or every name marked `type`: gone at run time. */
   readonly typeOnly: boolean
-  /** The names imported (empty for `*` or a side-effect import). */
-  readonly names: readonly string[]
 }
 
 function resolveImport(file: string, spec: string): string {
@@ -84,50 +79,44 @@ function importsOf(file: string): Import[] {
     const clause = statement!.trim()
     const open = clause.indexOf('{')
     const close = clause.indexOf('}', open)
-    const braces = open === -1 ? '' : clause.slice(open + 1, close)
-    const parts = braces
+    const parts = (open === -1 ? '' : clause.slice(open + 1, close))
       .split(',')
       .map((part) => part.trim())
       .filter(Boolean)
-    const names = parts.map((part) =>
-      part
-        .replace(/^type /, '')
-        .split(' as ')[0]!
-        .trim(),
-    )
     const outside = (open === -1 ? clause : clause.slice(0, open) + clause.slice(close + 1)).replace(/^type\b/, '')
     const typeOnly =
       clause.startsWith('type ') ||
       (parts.length > 0 && outside.replace(/,/g, '').trim() === '' && parts.every((part) => part.startsWith('type ')))
-    found.push({ target: resolveImport(file, spec!), typeOnly, names })
+    found.push({ target: resolveImport(file, spec!), typeOnly })
   }
   // Side-effect imports and dynamic imports run code: never type-only.
   for (const [, spec] of text.matchAll(/(?:^import\s+|\bimport\(\s*|\brequire\(\s*)'(\.{1,2}\/[^']+)'/gm)) {
-    found.push({ target: resolveImport(file, spec!), typeOnly: false, names: [] })
+    found.push({ target: resolveImport(file, spec!), typeOnly: false })
   }
   return found
 }
 
-/** An upward type-only import UPWARD_TYPES lets through. */
-function allowed(imported: Import): boolean {
-  const names = UPWARD_TYPES.get(path.relative(LIB, imported.target))
-  return imported.typeOnly && names !== undefined && imported.names.every((name) => names.includes(name))
+/** Why an import from `from` to `to` breaks the zones' rules, or null. */
+function zoneViolation(from: Zone, to: Zone): string | null {
+  if (from === to || from === 'entry' || to === 'infra') return null
+  if (to === 'entry') return 'imports an entry point'
+  if (from === 'infra') return 'infra imports above itself'
+  if (from === 'core') return 'core imports a feature'
+  if (to === 'core') return null
+  const feature = from.slice('features/'.length)
+  const required = to.slice('features/'.length)
+  return REQUIRES.get(feature)?.includes(required) ? null : `a feature imports ${to}, not in REQUIRES`
+}
+
+/** The code of a file without its comments (a string holding `//` is rare enough in lib/ to ignore). */
+function codeOf(file: string): string {
+  return readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
 }
 
 const files = sourceFiles(LIB)
 const graph = new Map(files.map((file) => [file, importsOf(file)]))
-const rel = (file: string) => path.relative(LIB, file)
-
-/** Entry to entries it imports, type-only imports included, the allowed upward ones left out. */
-const entryGraph = new Map<string, Set<string>>()
-for (const [file, imports] of graph) {
-  for (const imported of imports) {
-    if (allowed(imported) || entryOf(imported.target) === entryOf(file)) continue
-    const targets = entryGraph.get(entryOf(file)) ?? new Set<string>()
-    targets.add(entryOf(imported.target))
-    entryGraph.set(entryOf(file), targets)
-  }
-}
 
 function cyclesOf(nodes: Iterable<string>, edges: (node: string) => Iterable<string>): string[] {
   const cycles: string[] = []
@@ -147,45 +136,41 @@ function cyclesOf(nodes: Iterable<string>, edges: (node: string) => Iterable<str
 }
 
 describe('the layout of lib/', () => {
-  it('places every folder and top-level file in a layer', () => {
-    const unplaced = [...new Set(files.map(entryOf))].filter((entry) => !RANK.has(entry))
-    expect(unplaced).toEqual([])
+  it('places every file in core/, infra/, a feature folder, or among the entry points', () => {
+    expect(files.filter((file) => zoneOf(file) === 'misplaced').map(rel)).toEqual([])
   })
 
-  it('imports only downwards (or within the same folder), type-only imports included', () => {
-    const upward = [...graph].flatMap(([file, imports]) =>
-      imports
-        .filter(
-          ({ target }) => entryOf(target) !== entryOf(file) && RANK.get(entryOf(target))! >= RANK.get(entryOf(file))!,
-        )
-        .filter((imported) => !allowed(imported))
-        .map(({ target, typeOnly }) => `${rel(file)} -> ${rel(target)}${typeOnly ? ' (type)' : ''}`),
+  it('imports by the zones: infra alone, core on infra, a feature on core, infra and what it requires', () => {
+    const broken = [...graph].flatMap(([file, imports]) =>
+      imports.flatMap(({ target, typeOnly }) => {
+        const why = zoneViolation(zoneOf(file), zoneOf(target))
+        return why === null ? [] : [`${rel(file)} -> ${rel(target)}${typeOnly ? ' (type)' : ''}: ${why}`]
+      }),
     )
-    expect(upward).toEqual([])
+    expect(broken).toEqual([])
   })
 
-  it('lets through only the listed upward type imports, and a value import of them never', () => {
-    const mixed = [...graph].flatMap(([file, imports]) =>
-      imports
-        .filter(({ target }) => UPWARD_TYPES.has(rel(target)) && entryOf(target) !== entryOf(file))
-        .filter(({ target }) => RANK.get(entryOf(target))! >= RANK.get(entryOf(file))!)
-        .filter((imported) => !allowed(imported))
-        .map(({ target, names }) => `${rel(file)} -> ${rel(target)} { ${names.join(', ')} }`),
-    )
-    expect(mixed).toEqual([])
+  it('names no feature in core/ or infra/ code', () => {
+    const naming = files
+      .filter((file) => ['core', 'infra'].includes(zoneOf(file)) && !MAY_NAME_FEATURES.has(rel(file)))
+      .flatMap((file) =>
+        codeOf(file)
+          .split('\n')
+          .flatMap((line, index) => (FEATURE_WORDS.test(line) ? [`${rel(file)}:${index + 1}: ${line.trim()}`] : [])),
+      )
+    expect(naming).toEqual([])
   })
 
   it('has no two folders that import each other, and no cycle between folders', () => {
-    const pairs = [...entryGraph].flatMap(([from, targets]) =>
-      [...targets].filter((to) => from < to && entryGraph.get(to)?.has(from)).map((to) => `${from} <-> ${to}`),
-    )
-    expect(pairs).toEqual([])
-    expect(cyclesOf(entryGraph.keys(), (entry) => entryGraph.get(entry) ?? [])).toEqual([])
-  })
-
-  it('keeps the OAuth and e-mail providers apart', () => {
-    expect(entryGraph.get('providers/oauth')?.has('providers/email') ?? false).toBe(false)
-    expect(entryGraph.get('providers/email')?.has('providers/oauth') ?? false).toBe(false)
+    const edges = new Map<string, Set<string>>()
+    for (const [file, imports] of graph)
+      for (const { target } of imports) {
+        if (folderOf(target) === folderOf(file)) continue
+        const targets = edges.get(folderOf(file)) ?? new Set<string>()
+        targets.add(folderOf(target))
+        edges.set(folderOf(file), targets)
+      }
+    expect(cyclesOf(edges.keys(), (folder) => edges.get(folder) ?? [])).toEqual([])
   })
 
   it('has no import cycles between files at run time', () => {

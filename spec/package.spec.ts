@@ -103,7 +103,7 @@ describe('the published package', () => {
   })
 
   it('finds its views from the built files and ships type declarations', () => {
-    expect(node(['-e', "require('./dist/lib/pages/render'); console.log('views found')"])).toBe('views found')
+    expect(node(['-e', "require('./dist/lib/infra/pages/render'); console.log('views found')"])).toBe('views found')
     expect(existsSync(join(pkg, 'dist/lib/index.d.ts'))).toBe(true)
   })
 })

@@ -118,7 +118,7 @@ function withoutCredentials(value: string): string {
 }
 
 /**
- * SERVICE_AUTH_URL split the way the package splits it (lib/urls/base-url.ts): the origin, and the path
+ * SERVICE_AUTH_URL split the way the package splits it (lib/infra/urls/base-url.ts): the origin, and the path
  * without trailing slashes, `/api/auth` when there is none. The demo mounts the router at that path,
  * links its pages under it and registers `{url}/callback/oidc` with its identity provider, so all
  * three agree with the URLs the package emits.

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { PasskeyStore, StoredPasskey } from '../store/passkeys'
+import type { PasskeyStore, StoredPasskey } from '../features/passkey/store'
 import type { TestFramework } from './types'
 
 let sequence = 0

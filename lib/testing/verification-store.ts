@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { VerificationStore } from '../store/verification'
+import type { VerificationStore } from '../features/email/store'
 import type { TestFramework } from './types'
 
 const now = () => Math.floor(Date.now() / 1000)

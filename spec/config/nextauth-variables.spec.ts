@@ -1,4 +1,4 @@
-import { resolveConfig } from '../../lib/config'
+import { resolveConfig } from '../../lib/infra/config'
 import { BASE, SECRET } from '../support/app'
 import { configError } from '../support/config-error'
 

@@ -196,7 +196,7 @@ describe('apps that install the tarball', () => {
       `const resolved = require.resolve('express-auth-service')`,
       `const version = require('express-auth-service/package.json').version`,
       `let deep`,
-      `try { require.resolve('express-auth-service/dist/lib/pages/render') } catch (error) { deep = error.code }`,
+      `try { require.resolve('express-auth-service/dist/lib/infra/pages/render') } catch (error) { deep = error.code }`,
       `console.log(JSON.stringify({ resolved: require('node:path').relative(process.cwd(), resolved), version, deep }))`,
     ].join('\n')
     const output = await run(process.execPath, ['-e', script], { cwd: dirs.get(commonJsApp)! })

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { decodeBase64url, isCanonicalBase64url } from '../../lib/crypto/base64url'
+import { decodeBase64url, isCanonicalBase64url } from '../../lib/infra/crypto/base64url'
 
 // One token, one spelling: the decoder of request input answers the bytes only for the text Node
 // itself would write for them, and null for every other spelling Node's lenient decoder accepts.

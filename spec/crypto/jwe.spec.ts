@@ -1,6 +1,6 @@
 import { createCipheriv, randomBytes } from 'node:crypto'
 import { EncryptJWT, jwtDecrypt } from 'jose'
-import { open, seal } from '../../lib/crypto/jwe'
+import { open, seal } from '../../lib/infra/crypto/jwe'
 import { ADA, DAY, KEYS, SIGNED_IN_AT, VECTORS, keyFromHex, ringOf } from '../support/sessions'
 
 // Keys are the committed HKDF outputs (see spec/crypto/keys.spec.ts), not derived by lib/.

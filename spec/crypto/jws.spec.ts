@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose'
-import { verifyJws, type Jwk } from '../../lib/crypto/jws'
+import { verifyJws, type Jwk } from '../../lib/infra/crypto/jws'
 
 // Tokens are signed by `jose`, never by lib/: each algorithm the verifier names must verify a
 // token that jose signed with it, and nothing else.

@@ -1,4 +1,4 @@
-import { deriveKey, keyRing, type KeyPurpose } from '../../lib/crypto/keys'
+import { deriveKey, keyRing, type KeyPurpose } from '../../lib/infra/crypto/keys'
 import { SECRET } from '../support/app'
 import { KEYS, OTHER_SECRET } from '../support/sessions'
 

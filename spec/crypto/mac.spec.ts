@@ -1,5 +1,5 @@
-import { keyRing } from '../../lib/crypto/keys'
-import { mac, safeEqual, verifyMac } from '../../lib/crypto/mac'
+import { keyRing } from '../../lib/infra/crypto/keys'
+import { mac, safeEqual, verifyMac } from '../../lib/infra/crypto/mac'
 
 describe('MACs and comparison', () => {
   const ring = keyRing(['k'.repeat(40)], 'csrf')

@@ -16,7 +16,7 @@ it('processes started from one startup snapshot draw different bytes', () => {
     const entry = join(dir, 'entry.ts')
     writeFileSync(
       entry,
-      `import { randomToken } from ${JSON.stringify(resolve(__dirname, '../../lib/crypto/random'))}
+      `import { randomToken } from ${JSON.stringify(resolve(__dirname, '../../lib/infra/crypto/random'))}
 const v8 = require('node:v8')
 const atBuild = randomToken(32)
 v8.startupSnapshot.setDeserializeMainFunction(() => process.stdout.write(atBuild + ' ' + randomToken(32)))\n`,

@@ -1,6 +1,6 @@
-import { randomBuffer, randomToken } from '../../lib/crypto/random'
+import { randomBuffer, randomToken } from '../../lib/infra/crypto/random'
 
-// lib/crypto/random.ts serves small draws from a pool of 512 bytes, refilled when spent: what it
+// lib/infra/crypto/random.ts serves small draws from a pool of 512 bytes, refilled when spent: what it
 // hands out must still be fresh every time, of the length asked, across refills, and a buffer must
 // be the caller's own.
 it('hands out tokens that never repeat, of the length asked, across many refills of its pool', () => {

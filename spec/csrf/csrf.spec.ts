@@ -1,6 +1,6 @@
-import { keyRing } from '../../lib/crypto/keys'
-import { createCsrf } from '../../lib/csrf'
-import { mac } from '../../lib/crypto/mac'
+import { keyRing } from '../../lib/infra/crypto/keys'
+import { createCsrf } from '../../lib/infra/csrf'
+import { mac } from '../../lib/infra/crypto/mac'
 
 describe('signed double-submit CSRF', () => {
   const csrf = createCsrf(keyRing(['c'.repeat(40)], 'csrf'))

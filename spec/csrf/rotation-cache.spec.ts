@@ -1,5 +1,5 @@
-import { keyRing } from '../../lib/crypto/keys'
-import { createCsrf } from '../../lib/csrf'
+import { keyRing } from '../../lib/infra/crypto/keys'
+import { createCsrf } from '../../lib/infra/csrf'
 
 // A CSRF cookie signed by a secret rotated out (second in `secrets`) is never remembered as valid
 // under the current secret: it stays "stale" (re-signed on GET /csrf) on every read, and a cookie

@@ -1,6 +1,6 @@
 import session from 'express-session'
 import { oidc } from '../../lib'
-import { MAX_ENTRIES_PER_NAME } from '../../lib/store/logout-index'
+import { MAX_ENTRIES_PER_NAME } from '../../lib/features/oidc-logout/logout-index'
 import { serve, type Served } from '../support/app'
 import { Browser } from '../support/browser'
 import { startHostileIssuer, type HostileIssuer } from '../support/hostile-issuer'

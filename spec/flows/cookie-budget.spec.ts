@@ -1,5 +1,5 @@
 import { oidc } from '../../lib'
-import { COOKIE_BUDGET } from '../../lib/http/cookie-budget'
+import { COOKIE_BUDGET } from '../../lib/infra/http/cookie-budget'
 import { serve, type Served } from '../support/app'
 import { Browser } from '../support/browser'
 import { startHostileIssuer, type HostileIssuer } from '../support/hostile-issuer'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import session from 'express-session'
 import { email, type AuthOptions } from '../../lib'
-import { callStore } from '../../lib/store/express-session-store'
+import { callStore } from '../../lib/infra/store/express-session-store'
 import { serve } from '../support/app'
 import { Browser } from '../support/browser'
 import { CookieJar } from '../support/cookie-jar'

@@ -1,4 +1,4 @@
-import { DISCOVERY_BACKOFF_MS } from '../../lib/providers/oauth/registry'
+import { DISCOVERY_BACKOFF_MS } from '../../lib/features/oauth/registry'
 import { expectSignedIn, useHostileHarness } from '../support/hostile-harness'
 
 // Discovery must answer for the configured issuer: a document naming another one (with ID tokens

@@ -1,6 +1,6 @@
 import { oauth2 } from '../../lib'
-import { defaultLogger } from '../../lib/logger'
-import { guarded } from '../../lib/store/guarded'
+import { defaultLogger } from '../../lib/infra/logger'
+import { guarded } from '../../lib/infra/store/guarded'
 import { serve, type Served } from '../support/app'
 import { Browser } from '../support/browser'
 

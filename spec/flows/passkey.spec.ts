@@ -5,7 +5,7 @@
  * created: no session, no passkey.
  */
 import fc from 'fast-check'
-import { memoryPasskeyStore, type PasskeyStore, type StoredPasskey } from '../../lib/store/passkeys'
+import { memoryPasskeyStore, type PasskeyStore, type StoredPasskey } from '../../lib/features/passkey/store'
 import { Browser } from '../support/browser'
 import { SoftAuthenticator, FLAGS } from '../support/soft-authenticator'
 import {

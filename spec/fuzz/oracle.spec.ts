@@ -24,7 +24,7 @@ describe('the oracle', () => {
     ['a 503', get('/api/auth/session'), answer(503)],
     ['a 502', get('/api/auth/error?error=Configuration'), answer(502)],
     ['a stack frame', get('/api/auth/x'), answer(404, [], 'Error: x<br> &nbsp; &nbsp;at fn (/app/lib/a.ts:1:2)')],
-    ['a file path', get('/api/auth/x'), answer(404, [], `oops in ${process.cwd()}/lib/router.ts`)],
+    ['a file path', get('/api/auth/x'), answer(404, [], `oops in ${process.cwd()}/lib/core/router.ts`)],
     ['a session cookie', get('/api/auth/session'), answer(200, [['set-cookie', 'auth.session-token=abc; Path=/']])],
     ['a session chunk', get('/api/auth/session'), answer(200, [['set-cookie', '__Host-auth.session-token.1=a']])],
     ['an off-site Location', get('/api/auth/signout'), answer(302, [['location', 'https://evil.example/']])],

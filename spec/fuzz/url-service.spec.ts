@@ -33,10 +33,10 @@ describe('fuzz: the service with `url` set', () => {
    * defect is there and turns red once it is fixed (then make it a plain `it`).
    */
   describe('regressions', () => {
-    // Found by "any request" (prefix 'HTTP://LOCALHOST/api/auth'), fixed in lib/http/mount.ts: a request whose target
+    // Found by "any request" (prefix 'HTTP://LOCALHOST/api/auth'), fixed in lib/infra/http/mount.ts: a request whose target
     // is in absolute-form (RFC 9112 §3.2.2: "a server MUST accept the absolute-form in requests")
     // for the service's own URL gets the service's 404 page. Express leaves the scheme and host in
-    // `req.url` (`http://localhost:<port>/csrf` once the mount is stripped), and lib/http/mount.ts
+    // `req.url` (`http://localhost:<port>/csrf` once the mount is stripped), and lib/infra/http/mount.ts
     // `relativePath` takes all of it as the path. Same on Express 4. Nothing unsafe comes of it (a
     // 404, no redirect), but a client or proxy that sends absolute-form gets no service.
     it('GET http://localhost:<port>/api/auth/csrf (absolute-form) answers as GET /api/auth/csrf', async () => {

@@ -1,4 +1,4 @@
-import { clientKey } from '../../lib/http/client-key'
+import { clientKey } from '../../lib/infra/http/client-key'
 
 describe('the key a rate limit counts a client under', () => {
   it('is the IPv4 address, or the IPv6 /64, without a zone', () => {

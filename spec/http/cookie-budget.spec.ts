@@ -1,6 +1,6 @@
-import { COOKIE_BUDGET, ONE_FLOW_SHARE, cookiesAfter, headerChars } from '../../lib/http/cookie-budget'
-import { OVER_BUDGET, writeChunked } from '../../lib/http/chunked-cookie'
-import { setCookie, clearCookie } from '../../lib/http/cookies'
+import { COOKIE_BUDGET, ONE_FLOW_SHARE, cookiesAfter, headerChars } from '../../lib/infra/http/cookie-budget'
+import { OVER_BUDGET, writeChunked } from '../../lib/infra/http/chunked-cookie'
+import { setCookie, clearCookie } from '../../lib/infra/http/cookies'
 import { fakeResponse } from '../support/fake-response'
 
 /**

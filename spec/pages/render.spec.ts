@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Response } from 'express'
-import { renderErrorPage, renderPage, sendStylesheet } from '../../lib/http/page-response'
-import type { ProviderLink, SigninData } from '../../lib/pages/render'
+import { renderErrorPage, renderPage, sendStylesheet } from '../../lib/infra/http/page-response'
+import type { ProviderLink, SigninData } from '../../lib/infra/pages/render'
 import { fakeResponse, type Sent } from '../support/fake-response'
 import { decodeEntities, forms } from '../support/forms'
 
@@ -218,7 +218,7 @@ describe('the views', () => {
   it('are compiled once, when the module loads, not per render', () => {
     jest.isolateModules(() => {
       const compile = jest.spyOn(require('ejs') as typeof import('ejs'), 'compile')
-      const render = require('../../lib/pages/render') as typeof import('../../lib/pages/render')
+      const render = require('../../lib/infra/pages/render') as typeof import('../../lib/infra/pages/render')
       expect(compile).toHaveBeenCalledTimes(6)
       for (let i = 0; i < 3; i++) {
         render.renderView('signin', SIGNIN)

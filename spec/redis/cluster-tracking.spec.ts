@@ -4,7 +4,7 @@ import { redisCluster, type TestCluster } from '../support/redis'
 import { askSession as ask, plantSession, rewrite, sessionId, sleep, warm } from '../support/tracking'
 
 // Database sessions on a Redis Cluster of three masters, held in memory and kept current by one
-// tracking connection per master (lib/store/redis/cluster-tracking.ts): a session answered again
+// tracking connection per master (lib/infra/store/redis/cluster-tracking.ts): a session answered again
 // and again costs Redis nothing, and a change made by anyone else (an update, a sign-out, a
 // revocation of the user) is seen at once, whichever master holds the key.
 jest.setTimeout(60_000)

@@ -1,5 +1,5 @@
 import { redisSessionStore } from '../../lib'
-import { callStore } from '../../lib/store/express-session-store'
+import { callStore } from '../../lib/infra/store/express-session-store'
 import { configError } from '../support/config-error'
 import { sharedRedisForFile } from '../support/redis'
 import { describeStoreContract } from '../support/store-contract'

@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis'
-import { storeHealth } from '../../lib/store/health'
+import { storeHealth } from '../../lib/infra/store/health'
 import {
   MAX_ENTRIES_PER_NAME,
   MAX_USERS_PER_NAME,
   memoryLogoutIndex,
   redisLogoutIndex,
   type LogoutIndex,
-} from '../../lib/store/logout-index'
-import { redisRunner } from '../../lib/store/redis'
+} from '../../lib/features/oidc-logout/logout-index'
+import { redisRunner } from '../../lib/infra/store/redis'
 import { sharedRedis, untilReady, type SharedRedis } from '../support/redis'
 
 /**

@@ -3,9 +3,9 @@
  * ships), each test under a prefix of its own; its challenges are spent once; and a value that is
  * not ours under its prefix is no passkey.
  */
-import { redisRunner } from '../../lib/store/redis'
-import { storeHealth } from '../../lib/store/health'
-import { redisChallengeStore, redisPasskeyStore } from '../../lib/store/redis-passkeys'
+import { redisRunner } from '../../lib/infra/store/redis'
+import { storeHealth } from '../../lib/infra/store/health'
+import { redisChallengeStore, redisPasskeyStore } from '../../lib/features/passkey/redis-store'
 import { describePasskeyStoreContract } from '../../lib/testing'
 import { sharedRedis, type SharedRedis } from '../support/redis'
 

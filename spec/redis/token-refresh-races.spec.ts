@@ -1,9 +1,9 @@
-import { keyRing } from '../../lib/crypto/keys'
-import { storeHealth } from '../../lib/store/health'
-import { redisRunner } from '../../lib/store/redis'
-import { redisVault, type TokenVault } from '../../lib/tokens/redis-vault'
-import { redisRefresher, type Exchanged } from '../../lib/tokens/refresh-redis'
-import { fingerprint, sealTokens, type TokenSet } from '../../lib/tokens/token-set'
+import { keyRing } from '../../lib/infra/crypto/keys'
+import { storeHealth } from '../../lib/infra/store/health'
+import { redisRunner } from '../../lib/infra/store/redis'
+import { redisVault, type TokenVault } from '../../lib/features/provider-tokens/redis-vault'
+import { redisRefresher, type Exchanged } from '../../lib/features/provider-tokens/refresh-redis'
+import { fingerprint, sealTokens, type TokenSet } from '../../lib/features/provider-tokens/token-set'
 import { sharedRedis, untilReady, type SharedRedis } from '../support/redis'
 
 // The single refresh on a real Redis, at the moments a spec through the app cannot reach: the set

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import type { Redis } from 'ioredis'
-import { storeHealth } from '../../lib/store/health'
-import { redisRunner } from '../../lib/store/redis'
-import { redisVault, type TokenVault } from '../../lib/tokens/redis-vault'
+import { storeHealth } from '../../lib/infra/store/health'
+import { redisRunner } from '../../lib/infra/store/redis'
+import { redisVault, type TokenVault } from '../../lib/features/provider-tokens/redis-vault'
 import { ownRedisForFile, until, untilReady } from '../support/redis'
 
 // The vault's subscriber connection (redis-vault.ts, changeListener) over its life, on a Redis of

@@ -1,6 +1,6 @@
-import { redisRunner } from '../../lib/store/redis'
-import { storeHealth } from '../../lib/store/health'
-import { redisVault, type TokenVault } from '../../lib/tokens/redis-vault'
+import { redisRunner } from '../../lib/infra/store/redis'
+import { storeHealth } from '../../lib/infra/store/health'
+import { redisVault, type TokenVault } from '../../lib/features/provider-tokens/redis-vault'
 import { sharedRedis, untilReady, type SharedRedis } from '../support/redis'
 
 // The Redis side of the single refresh, as two instances see it: the lock is one holder's, the

@@ -12,7 +12,7 @@ import {
   type App,
 } from '../support/tracking'
 
-// The client-side cache (lib/store/redis/tracking.ts) under an ACL user refused what it needs (it
+// The client-side cache (lib/infra/store/redis/tracking.ts) under an ACL user refused what it needs (it
 // stays off, and every change is seen), and on a database other than 0.
 jest.setTimeout(60_000)
 

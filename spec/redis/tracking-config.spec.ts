@@ -5,7 +5,7 @@ import { csrfPair } from '../support/csrf'
 import { ownRedis, sharedRedis, type OwnRedis, type SharedRedis } from '../support/redis'
 import { askSession as session, cachedApp, plantSession, rewrite, sessionId, sleep, warm } from '../support/tracking'
 
-// The Redis client-side cache (lib/store/redis/tracking.ts) under the client's own configuration
+// The Redis client-side cache (lib/infra/store/redis/tracking.ts) under the client's own configuration
 // and the server's: ioredis keyPrefix, an ACL user refused CLIENT, a Redis restart, and requests
 // with made-up, well-formed tokens (which must leave nothing tracked in Redis).
 jest.setTimeout(60_000)

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { ownRedisForFile } from '../support/redis'
 import { cachedApp, sleep } from '../support/tracking'
 
-// The cache's own connection (lib/store/redis/tracking.ts) never keeps an app's process alive. An
+// The cache's own connection (lib/infra/store/redis/tracking.ts) never keeps an app's process alive. An
 // app that calls disconnect() on its client while Redis is down (a shutdown during an outage) ends
 // the client without an 'end' event; our connection, cut by the same outage, must not go on trying
 // to reconnect on a timer of its own, or the process never exits. (It did, and Jest's full run

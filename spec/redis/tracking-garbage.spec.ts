@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { ownRedisForFile } from '../support/redis'
 import { manualClock, readOf, sessionId, sleep, trackedReads } from '../support/tracking'
 
-// Requests with random, well-formed session tokens make the client-side cache (lib/store/redis/)
+// Requests with random, well-formed session tokens make the client-side cache (lib/infra/store/redis/)
 // read keys Redis does not have. Those answers are never kept, so however many there are, they
 // cannot push a real session out of memory: it is still answered without asking Redis. (Each one
 // was kept, and 21,000 of them evicted every real session: a slow path for everyone.) The clock

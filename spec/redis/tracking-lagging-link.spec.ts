@@ -7,7 +7,7 @@ import { askSession, plantSession, redisProxy, sleep, warm, type RedisProxy } fr
 
 // One instance reaches Redis over a link that delivers everything late (200 ms, then 1 s, from
 // Redis to the instance), while another instance signs a session out. The first instance may answer
-// from memory only while a PING sent less than 50 ms ago has come back (lib/store/redis/liveness.ts),
+// from memory only while a PING sent less than 50 ms ago has come back (lib/infra/store/redis/liveness.ts),
 // so over this link it never does: every request that starts 50 ms or more after the sign-out was
 // answered is refused, instead of the session being served from memory until the late invalidation
 // arrives (about the link's delay: 163 requests in 1 s).

@@ -5,7 +5,7 @@ import { askSession, plantSession, redisProxy, sleep, warm, type RedisProxy } fr
 
 // Only the tracking connection (the second one through the proxy) is slow from Redis to us; the
 // app's own connection is fast. Invalidations arrive as late as the link, so the cache is never
-// trusted over it (lib/store/redis/liveness.ts): a request that starts 50 ms or more after a session
+// trusted over it (lib/infra/store/redis/liveness.ts): a request that starts 50 ms or more after a session
 // was deleted in Redis is refused. (It was answered from memory for as long as the link's delay.)
 jest.setTimeout(60_000)
 

@@ -4,7 +4,7 @@ import { makeApp } from '../support/app'
 import { sharedRedis, type SharedRedis } from '../support/redis'
 import { askSession, plantSession, redisProxy, sleep, type RedisProxy } from '../support/tracking'
 
-// The tracking connection (lib/store/redis/) falls silent without closing (a half-open TCP flow: a
+// The tracking connection (lib/infra/store/redis/) falls silent without closing (a half-open TCP flow: a
 // NAT or firewall dropping an idle connection), while the app's own connection is fine. The cache
 // stops trusting it within 50 ms, and every session is read from Redis over the app's
 // connection: answered, never a 503 for lack of a cache. Within 10 s more, the silent connection is

@@ -3,7 +3,7 @@ import { makeApp } from '../support/app'
 import { sharedRedis, type SharedRedis } from '../support/redis'
 import { askSession, plantSession, redisProxy, sleep, warm, type RedisProxy } from '../support/tracking'
 
-// Database sessions read through the client-side cache (lib/store/redis/) over a link to Redis
+// Database sessions read through the client-side cache (lib/infra/store/redis/) over a link to Redis
 // that slows down step by step: replies keep coming, each later than the last. The cache trusts
 // its invalidations only while a PING sent less than 50 ms ago has come back, so it stops answering
 // from memory, and a session deleted in Redis (a sign-out on another instance) is not answered

@@ -10,7 +10,7 @@ import {
   warm,
 } from '../support/tracking'
 
-// Changes to the whole database under the client-side cache (lib/store/redis/). FLUSHDB and
+// Changes to the whole database under the client-side cache (lib/infra/store/redis/). FLUSHDB and
 // FLUSHALL send a null invalidation: everything held is dropped as soon as it arrives. SWAPDB sends
 // none at all (Redis 7.0): nothing read is held 10 s or longer (docs/session-stores.md), on a clock
 // the spec moves, so the window can neither grow nor shrink unnoticed.

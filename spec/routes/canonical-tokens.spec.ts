@@ -77,7 +77,7 @@ describe('a database session token spelled another way', () => {
     const claims = { sub: 'email:ada@example.com', user: ADA, iat: NOW, exp: NOW + 3600, auth_time: NOW }
     store.set(sidOf(TOKEN), { cookie: { expires: new Date((NOW + 3600) * 1000) }, ...claims } as never)
     // A session is valid only while listed: with no index shared through Redis, the listing is an
-    // entry beside the record in the same store (lib/session/store-listing.ts).
+    // entry beside the record in the same store (lib/core/session/store-listing.ts).
     store.set(`listed.${sidOf(TOKEN)}`, { cookie: { expires: new Date((NOW + 3600) * 1000) }, listed: true } as never)
     const asked: string[] = []
     const get = store.get.bind(store)

@@ -2,10 +2,10 @@ import request from 'supertest'
 import { SECRET, makeApp } from '../support/app'
 import { expectCookie, expectNoCookies, findCookie } from '../support/cookies'
 import { csrfPair } from '../support/csrf'
-import { keyRing } from '../../lib/crypto/keys'
-import { createCsrf } from '../../lib/csrf'
+import { keyRing } from '../../lib/infra/crypto/keys'
+import { createCsrf } from '../../lib/infra/csrf'
 
-// A CSRF cookie found valid is remembered by its exact value (lib/csrf/index.ts), so that GET /csrf
+// A CSRF cookie found valid is remembered by its exact value (lib/infra/csrf/index.ts), so that GET /csrf
 // and every POST skip its MAC. These specs show that nothing but a valid cookie is ever accepted.
 
 /** `value` with the character at `index` replaced by another one. */

@@ -5,7 +5,7 @@ import { expectCookie, expectNoCookies } from '../support/cookies'
 import { DAY, SIGNED_IN_AT, VALID_AT, VECTORS, sessionCookie } from '../support/sessions'
 
 // GET /session remembers its answer for a cookie session by the cookie's exact value
-// (lib/session/reply-cache.ts). Each spec here asks twice or more, so that the later answers come
+// (lib/core/session/reply-cache.ts). Each spec here asks twice or more, so that the later answers come
 // from the cache, and shows that a user can never tell: the answers are the ones a fresh open gives.
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString()

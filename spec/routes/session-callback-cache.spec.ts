@@ -1,5 +1,5 @@
 import request from 'supertest'
-import * as jwe from '../../lib/crypto/jwe'
+import * as jwe from '../../lib/infra/crypto/jwe'
 import type { Session, SessionCallbackParams } from '../../lib'
 import { makeApp } from '../support/app'
 import { clockAt, setClock } from '../support/clock'

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import request from 'supertest'
 import { oidc } from '../../lib'
-import { UNREACHABLE_RETRY_MS } from '../../lib/providers/oauth/discovery-failure'
+import { UNREACHABLE_RETRY_MS } from '../../lib/features/oauth/discovery-failure'
 import { makeApp } from '../support/app'
 import { configError } from '../support/config-error'
 

@@ -1,6 +1,6 @@
 import { createHash, sign } from 'node:crypto'
 import { email } from '../../lib'
-import { hasControls } from '../../lib/logger'
+import { hasControls } from '../../lib/infra/logger'
 import { Browser } from '../support/browser'
 import { SoftAuthenticator } from '../support/soft-authenticator'
 import {

@@ -1,6 +1,6 @@
 /**
  * Attack on issue 30's defect 4 (spec/security/attack-30-token-stall.spec.ts): "tell 'not sent'
- * from 'sent, no answer in time' and keep the second uncertain much longer". lib/providers/oauth/
+ * from 'sent, no answer in time' and keep the second uncertain much longer". lib/features/oauth/
  * deadline.ts counts a request as answered once the answer's *headers* arrive. A token endpoint
  * that serves the refresh (spends the rotated refresh token) and whose answer body does not arrive
  * within providerTimeout (a proxy flushing headers early, a slow or stalled body) is then a plain

@@ -180,7 +180,7 @@ describe('a token endpoint that answers badly, quoting the request back', () => 
 
   // Known leak (issue 13): passport-oauth2 turns an OAuth error answer into a TokenError whose
   // message is the provider's error_description and whose code is its `error`; lib's describe()
-  // (lib/providers/oauth/authorize.ts) keeps both, and lib/sign-in/oauth-callback.ts logs them in
+  // (lib/features/oauth/authorize.ts) keeps both, and lib/features/oauth/callback.ts logs them in
   // callback.error. What the provider quotes back of the request reaches the log.
   it.each([
     [

@@ -1,7 +1,7 @@
 import { CompactEncrypt, decodeProtectedHeader, jwtDecrypt } from 'jose'
-import type { SessionRecord } from '../../lib/config/types'
-import type { KeyRing } from '../../lib/crypto/keys'
-import { cookieStore } from '../../lib/session/cookie-store'
+import type { SessionRecord } from '../../lib/infra/config/types'
+import type { KeyRing } from '../../lib/infra/crypto/keys'
+import { cookieStore } from '../../lib/core/session/cookie-store'
 import { ADA, DAY, KEYS, SIGNED_IN_AT, VALID_AT, VECTORS, keyFromHex, ringOf } from '../support/sessions'
 
 // The inputs are independent of lib/: the keys are the committed HKDF outputs, the tokens are the

@@ -6,7 +6,7 @@ import { sharedRedis, type SharedRedis } from '../support/redis'
 import { plantSession as plant, rewrite, sessionId, sleep } from '../support/tracking'
 
 // Database sessions in Redis are kept in each instance's memory, current by Redis's client-side
-// caching (lib/store/redis/). Two instances share one Redis here; the sessions are
+// caching (lib/infra/store/redis/). Two instances share one Redis here; the sessions are
 // written into Redis the way the store writes them, and every change made elsewhere must be seen
 // by the other instance on its very next request.
 

@@ -1,5 +1,5 @@
 import session from 'express-session'
-import { callStore } from '../../lib/store/express-session-store'
+import { callStore } from '../../lib/infra/store/express-session-store'
 import { describeSessionStoreContract } from '../../lib/testing'
 import { describeStoreContract } from '../support/store-contract'
 

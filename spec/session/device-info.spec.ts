@@ -1,5 +1,5 @@
 import type { Request } from 'express'
-import { deviceOf, MAX_USER_AGENT, storedDevice, userAgentOf } from '../../lib/session/device-info'
+import { deviceOf, MAX_USER_AGENT, storedDevice, userAgentOf } from '../../lib/core/session/device-info'
 
 /**
  * What is kept of the request that signs in, for `listSessions`: a User-Agent a page or a log can

@@ -4,10 +4,10 @@
  * stays signed in past the revocation it made, and ends at the next one (sign-out everywhere).
  */
 import { jwtDecrypt } from 'jose'
-import type { CookieDef } from '../../lib/config/cookies'
-import { cookieStore } from '../../lib/session/cookie-store'
-import { createSessionManager, type SessionCookie, type SessionTiming } from '../../lib/session/manager'
-import { memoryState } from '../../lib/store/memory'
+import type { CookieDef } from '../../lib/infra/config/cookies'
+import { cookieStore } from '../../lib/core/session/cookie-store'
+import { createSessionManager, type SessionCookie, type SessionTiming } from '../../lib/core/session/manager'
+import { memoryState } from '../../lib/infra/store/memory'
 import { clockAt, setClock } from '../support/clock'
 import { setCookies } from '../support/cookies'
 import { fakeResponse } from '../support/fake-response'

@@ -1,5 +1,5 @@
-import type { Callbacks, SessionRecord } from '../../lib/config/types'
-import { clientSession } from '../../lib/session/shape'
+import type { Callbacks, SessionRecord } from '../../lib/infra/config/types'
+import { clientSession } from '../../lib/core/session/shape'
 import { ADA, SIGNED_IN_AT } from '../support/sessions'
 
 const record: SessionRecord = {

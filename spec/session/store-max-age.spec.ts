@@ -1,6 +1,6 @@
-import { databaseStore } from '../../lib/session/database-store'
-import type { ExpressSessionStore } from '../../lib/store/express-session-store'
-import { memoryState } from '../../lib/store/memory'
+import { databaseStore } from '../../lib/core/session/database-store'
+import type { ExpressSessionStore } from '../../lib/infra/store/express-session-store'
+import { memoryState } from '../../lib/infra/store/memory'
 
 /**
  * A store that expires entries the way the `memorystore` package does (getTTL: `sess.cookie.maxAge`

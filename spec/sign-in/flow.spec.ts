@@ -1,6 +1,6 @@
 import { CompactEncrypt } from 'jose'
-import { buildCookieSet } from '../../lib/config/cookies'
-import { keyRing } from '../../lib/crypto/keys'
+import { buildCookieSet } from '../../lib/infra/config/cookies'
+import { keyRing } from '../../lib/infra/crypto/keys'
 import {
   beginFlow,
   checkFlow,
@@ -9,8 +9,8 @@ import {
   rebindFlows,
   type Flow,
   type FlowKeys,
-} from '../../lib/sign-in/flow'
-import type { CookieIo } from '../../lib/http/cookies'
+} from '../../lib/core/sign-in/flow'
+import type { CookieIo } from '../../lib/infra/http/cookies'
 import { clockAt, setClock } from '../support/clock'
 import { isCleared, setCookieLines, setCookies } from '../support/cookies'
 import { fakeResponse } from '../support/fake-response'

@@ -1,4 +1,4 @@
-import { memoryLimiter, memoryState } from '../../lib/store/memory'
+import { memoryLimiter, memoryState } from '../../lib/infra/store/memory'
 import { clockAt, setClock } from '../support/clock'
 
 // The rate limits without Redis: a fixed window per key, and at most `bound` keys, so that a

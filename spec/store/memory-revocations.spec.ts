@@ -1,8 +1,8 @@
-import type { CookieDef } from '../../lib/config/cookies'
-import { keyRing } from '../../lib/crypto/keys'
-import { cookieStore } from '../../lib/session/cookie-store'
-import { createSessionManager, type SessionCookie, type SessionRevocations } from '../../lib/session/manager'
-import { memoryState } from '../../lib/store/memory'
+import type { CookieDef } from '../../lib/infra/config/cookies'
+import { keyRing } from '../../lib/infra/crypto/keys'
+import { cookieStore } from '../../lib/core/session/cookie-store'
+import { createSessionManager, type SessionCookie, type SessionRevocations } from '../../lib/core/session/manager'
+import { memoryState } from '../../lib/infra/store/memory'
 import { setCookies } from '../support/cookies'
 import { fakeResponse } from '../support/fake-response'
 

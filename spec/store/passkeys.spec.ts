@@ -1,4 +1,4 @@
-import { memoryChallengeStore, memoryPasskeyStore } from '../../lib/store/passkeys'
+import { memoryChallengeStore, memoryPasskeyStore } from '../../lib/features/passkey/store'
 import { describePasskeyStoreContract } from '../../lib/testing'
 
 // The suite the package ships (`express-auth-service/testing`), as a store's author runs it.

@@ -1,4 +1,4 @@
-import { liveness } from '../../lib/store/redis/liveness'
+import { liveness } from '../../lib/infra/store/redis/liveness'
 
 /**
  * How long a read of a held value may wait for the tracking connection: at most FRESH_MS (50 ms)

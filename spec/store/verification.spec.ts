@@ -1,4 +1,4 @@
-import { memoryVerificationStore } from '../../lib/store/verification'
+import { memoryVerificationStore } from '../../lib/features/email/store'
 import { describeVerificationStoreContract } from '../../lib/testing'
 import { clockAt } from '../support/clock'
 

@@ -1,6 +1,6 @@
 import { format } from 'node:util'
 import type { LogEntry, Logger } from '../../lib'
-import { defaultLogger } from '../../lib/logger'
+import { defaultLogger } from '../../lib/infra/logger'
 import { Browser } from './browser'
 import { CookieJar, splitSetCookie } from './cookie-jar'
 

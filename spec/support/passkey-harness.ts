@@ -1,5 +1,5 @@
 import { email, passkey, type AuthOptions } from '../../lib'
-import type { PasskeyOptions } from '../../lib/providers/passkey/factory'
+import type { PasskeyOptions } from '../../lib/features/passkey/factory'
 import { serve, type Served } from './app'
 import { Browser } from './browser'
 import { requestLink, useLink } from './email-harness'

@@ -3,15 +3,15 @@ import { connect, createServer, type Socket } from 'node:net'
 import type { Redis } from 'ioredis'
 import request from 'supertest'
 import type { AuthOptions } from '../../lib'
-import { storeHealth } from '../../lib/store/health'
-import { redisRunner } from '../../lib/store/redis'
-import type { TrackedReads } from '../../lib/store/redis/held'
-import { redisTracking } from '../../lib/store/redis/tracking'
+import { storeHealth } from '../../lib/infra/store/health'
+import { redisRunner } from '../../lib/infra/store/redis'
+import type { TrackedReads } from '../../lib/infra/store/redis/held'
+import { redisTracking } from '../../lib/infra/store/redis/tracking'
 import { makeApp } from './app'
 
 /**
  * For the specs of database sessions held in memory and kept current by Redis's client-side
- * caching (lib/store/redis/): sessions written straight into Redis the way the store writes them
+ * caching (lib/infra/store/redis/): sessions written straight into Redis the way the store writes them
  * (as another instance would), asked for through the app, and a TCP proxy between the app and Redis
  * that can slow, silence or cut each of its connections; and the tracked reads alone, on a clock
  * the spec moves.
@@ -168,9 +168,9 @@ export function manualClock(start = 1_000_000) {
 }
 
 /**
- * The tracked reads of keys under `prefixes` over `client` (lib/store/redis/tracking.ts) on the
+ * The tracked reads of keys under `prefixes` over `client` (lib/infra/store/redis/tracking.ts) on the
  * clock `now`, once Redis has confirmed tracking on their connection. The event loop's idle time
- * (what a PONG's vouching also counts, lib/store/redis/liveness.ts) stands still with that clock.
+ * (what a PONG's vouching also counts, lib/infra/store/redis/liveness.ts) stands still with that clock.
  */
 export async function trackedReads(client: Redis, prefixes: string[], now: () => number): Promise<TrackedReads> {
   const runner = redisRunner(

@@ -81,7 +81,7 @@ it.each<RefreshBehaviour>(['slow', 'huge', 'malformed', 'quote-request'])(
     const again = await token(browser)
     if (behaviour === 'slow') {
       // Sent, and no answer: the provider may have spent the refresh token, so it is not sent again
-      // at once (lib/tokens/refresh-redis.ts UNCERTAIN_MS), even with the provider back to normal.
+      // at once (lib/features/provider-tokens/refresh-redis.ts UNCERTAIN_MS), even with the provider back to normal.
       expect(again).toEqual({ error: 'ServiceUnavailable', message: expect.stringMatching(/no answer in time/) })
       expect(endpoint.refreshes).toBe(refreshes)
       return

@@ -1,5 +1,5 @@
-import { chooseCallbackUrl, MAX_CALLBACK_URL_LENGTH, safeCallbackUrl } from '../../lib/urls/callback-url'
-import { baseUrl } from '../../lib/urls/base-url'
+import { chooseCallbackUrl, MAX_CALLBACK_URL_LENGTH, safeCallbackUrl } from '../../lib/infra/urls/callback-url'
+import { baseUrl } from '../../lib/infra/urls/base-url'
 
 const base = baseUrl('https://app.example.com', '/api/auth')
 const trusted = new Set(['https://admin.example.com'])

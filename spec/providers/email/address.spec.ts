@@ -1,4 +1,4 @@
-import { emailIdentifier, normalizeAddress } from '../../../lib/providers/email/address'
+import { emailIdentifier, normalizeAddress } from '../../../lib/features/email/address'
 
 /** One mailbox, and only one: what the address rules let through, and what they refuse. */
 describe('e-mail addresses', () => {

@@ -1,4 +1,4 @@
-import { sendTimes, until } from '../../../lib/providers/email/timing'
+import { sendTimes, until } from '../../../lib/features/email/timing'
 
 /**
  * The time a refused recipient's answer is made to take: drawn afresh from the spread of the

@@ -1,9 +1,9 @@
 import { Strategy } from 'passport'
 import OAuth2Strategy from 'passport-oauth2'
 import { auth, ConfigurationError, oauth2, oidc, passportStrategy, type LogEntry } from '../../../lib'
-import type { OAuthProvider } from '../../../lib/providers/types'
-import { extraParams } from '../../../lib/providers/oauth/authorize'
-import { defaultProfile, toTokens } from '../../../lib/providers/oauth/profile'
+import type { OAuthProvider } from '../../../lib/infra/config/providers'
+import { extraParams } from '../../../lib/features/oauth/authorize'
+import { defaultProfile, toTokens } from '../../../lib/features/oauth/profile'
 import { restoreClock, useClock } from '../../support/clock'
 
 class GitHubLikeStrategy extends OAuth2Strategy {}

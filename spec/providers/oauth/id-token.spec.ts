@@ -1,9 +1,9 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type JWK, type KeyLike } from 'jose'
-import { verifyJws, type Jwk } from '../../../lib/crypto/jws'
-import { verifyIdToken } from '../../../lib/providers/oauth/id-token'
-import { jwksCache } from '../../../lib/providers/oauth/oidc-discovery'
+import { verifyJws, type Jwk } from '../../../lib/infra/crypto/jws'
+import { verifyIdToken } from '../../../lib/features/oauth/id-token'
+import { jwksCache } from '../../../lib/features/oauth/oidc-discovery'
 import { restoreClock, useClock } from '../../support/clock'
 
 const ISSUER = 'https://idp.example.com'

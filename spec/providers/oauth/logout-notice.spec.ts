@@ -1,5 +1,5 @@
 import { oauth2, oidc, type LogEntry } from '../../../lib'
-import { createOAuthRegistry } from '../../../lib/providers/oauth/registry'
+import { createOAuthRegistry } from '../../../lib/features/oauth/registry'
 
 /**
  * The start-up notice of OpenID Connect logout: once a provider signs out at the provider too

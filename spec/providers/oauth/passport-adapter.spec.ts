@@ -1,6 +1,6 @@
 import type { Request } from 'express'
 import { Passport, Strategy } from 'passport'
-import { runStrategy } from '../../../lib/providers/oauth/passport-adapter'
+import { runStrategy } from '../../../lib/features/oauth/passport/adapter'
 
 type Actions = Pick<Strategy & InstanceType<typeof Strategy>, 'success' | 'fail' | 'redirect' | 'pass' | 'error'>
 type Script = (strategy: Actions, req: Request & Record<PropertyKey, unknown>, options: Record<string, unknown>) => void

@@ -4,7 +4,7 @@
  * strict ones (user verification required, no passkey-first sign-up).
  */
 import { auth, email, passkey, type LogEntry } from '../../../lib'
-import { memoryPasskeyStore } from '../../../lib/store/passkeys'
+import { memoryPasskeyStore } from '../../../lib/features/passkey/store'
 import { configError } from '../../support/config-error'
 
 const SECRET = 'a-test-secret-that-is-long-enough-1234567890'

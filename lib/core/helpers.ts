@@ -1,0 +1,299 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import type { Session, SessionRecord, SessionRecordView } from '../infra/config/types'
+import { crossSiteRefused } from '../infra/csrf/origin'
+import { serviceFor } from '../infra/http/base'
+import { readChunked } from '../infra/http/chunked-cookie'
+import { readCookies, setCookie } from '../infra/http/cookies'
+import { AuthError, ConfigurationError, isAuthError } from '../infra/errors'
+import { errorAnswer, sendError } from '../infra/http/error-response'
+import { NO_STORE, sendJson, sendRedirect } from '../infra/http/reply'
+import type { Services } from './services'
+import type { SessionCookie } from './session/manager'
+import type { AccessToken, GetAccessTokenOptions } from '../features/provider-tokens'
+import { toRecordView } from './session/record'
+import { clientSession } from './session/shape'
+import { checkKeys, describe } from '../infra/util/options'
+
+/**
+ * What `requireAuth()` leaves in `res.locals`; both are absent on a route without `requireAuth()`.
+ * Merged into Express's own `Locals` below, so `res.locals.session?.user` is typed on every handler
+ * and `res.locals.session.nope` is a compile error. An app that declares `session` or
+ * `sessionRecord` in `Express.Locals` itself must give them these types.
+ */
+export interface AuthLocals {
+  /** The client session object, as `getSession(req)` gives it. */
+  session?: Session
+  /** The app's own view of the session, as `getSessionRecord(req)` gives it; never sent to the client. */
+  sessionRecord?: SessionRecordView
+}
+
+/** `res.locals` after `requireAuth()` on the same route: both are set (no `?.` needed) there. */
+export type SignedInLocals = Required<AuthLocals>
+
+declare global {
+  // Express's own declaration merging point for `res.locals` (@types/express-serve-static-core).
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+    interface Locals extends AuthLocals {}
+  }
+}
+
+/** How `requireAuth()` answers a request without a session. */
+export interface RequireAuthOptions {
+  /**
+   * `'redirect'`: `302` to the sign-in page; `'status'`: `401` with a JSON body. Default: the
+   * redirect for a top-level navigation of a browser, `401` for anything else (`fetch()`, an API client).
+   */
+  unauthenticated?: 'redirect' | 'status'
+}
+
+/** The host app's helpers, carried by the router `auth()` returns. */
+export interface AuthHelpers {
+  /**
+   * The signed-in user's session object (as `GET /session` shows it), or null. Rejects with a
+   * `ServiceUnavailable` AuthError when the session store (Redis) does not answer.
+   */
+  getSession(req: Request): Promise<Session | null>
+  /**
+   * The app's own view of the signed-in user's session: the whole server-side record (`userId`,
+   * `user`, `data`, `provider`, `signedInAt`, `expires`) and its `handle` as `listSessions` gives it
+   * (null for cookie sessions), frozen, or null. It is never sent to the client. Rejects with a `ServiceUnavailable` AuthError when the session store does not answer.
+   */
+  getSessionRecord(req: Request): Promise<SessionRecordView | null>
+  /**
+   * Middleware for pages and APIs that need a signed-in user. With a session it goes on and leaves
+   * the session object in `res.locals.session` and the record in `res.locals.sessionRecord`.
+   * Without one: a top-level navigation (`Sec-Fetch-Mode: navigate` or absent, and `text/html` in
+   * `Accept`) gets `302` to the sign-in page with `callbackUrl` (this page) and
+   * `error=SessionRequired`; any other request `401 {}` (`Cache-Control: no-store`).
+   * `options.unauthenticated` forces one answer. A `RequestHandler` whose last signature gives the
+   * handlers after it on the same route `res.locals` as {@link SignedInLocals}.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Express's own defaults
+  requireAuth<P = Request['params'], ResBody = any, ReqBody = any, ReqQuery = Request['query']>(
+    options?: RequireAuthOptions,
+  ): RequestHandler & RequestHandler<P, ResBody, ReqBody, ReqQuery, SignedInLocals>
+  /**
+   * Ends every session of a user, on every instance: database sessions are deleted at once; cookie
+   * sessions are refused from now on (on other instances as soon as Redis tells them, or within
+   * `session.revocationDelay` when it cannot: see docs/session-stores.md).
+   * Rejects with a `ServiceUnavailable` AuthError when the store does not answer.
+   */
+  revokeSessions(userId: string): Promise<void>
+  /**
+   * The CSRF token for a form on the app's own page, to post as `csrfToken` (to the service, e.g.
+   * `POST /signout`, or to a route of the app that checks it with `verifyCsrfToken`): the token of
+   * the browser's valid CSRF cookie, or a new one whose cookie is set on `res`. It also sets
+   * `Cache-Control: private, no-cache, no-store` on `res`: a page with the token is for this browser
+   * alone. Null only with `trustHost` and a Host header that is no host name.
+   */
+  getCsrfToken(req: Request, res: Response): string | null
+  /**
+   * Whether `submitted` (the form's `csrfToken` field, never a query or a header) is the token of
+   * the browser's valid CSRF cookie, compared in constant time: for the app's own POST routes. A
+   * browser POST from another site (`Sec-Fetch-Site: cross-site`, or a foreign `Origin`, unless
+   * trusted) is false, as the service's own POSTs refuse it.
+   */
+  verifyCsrfToken(req: Request, submitted: unknown): boolean
+  /**
+   * A valid access token of the signed-in user at `providerId` (a provider with `tokens: true`):
+   * `{ accessToken, expiresAt, tokenType, scope }`, refreshed first when it expires within
+   * `minValidity` seconds (default 60) or with `refresh: 'force'`; one refresh however many requests
+   * and instances ask. Null when nobody is signed in or the session holds no tokens of that provider.
+   * Rejects with a `RefreshAccessTokenError` AuthError when the provider refused the refresh for good
+   * (the session then says `error: 'RefreshAccessTokenError'`), `ServiceUnavailable` when Redis or
+   * the provider does not answer. Call it before the response is sent: without Redis the refreshed
+   * tokens travel in the session cookie.
+   */
+  getAccessToken(req: Request, providerId: string, options?: GetAccessTokenOptions): Promise<AccessToken | null>
+}
+
+/** `handleOf`: the `listSessions` handle of the session a cookie's token names (lib/core/session/devices.ts). */
+export function createHelpers(
+  svc: Services,
+  handleOf: (token: string) => string | null,
+): Omit<AuthHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
+  const { config } = svc
+
+  /** The request's service URL and cookies; null for a Host that is not one (trustHost only). */
+  function serviceOf(req: Request): ReturnType<typeof serviceFor> | null {
+    try {
+      return serviceFor(config, req)
+    } catch {
+      return null
+    }
+  }
+
+  async function readSession(req: Request): Promise<{ record: SessionRecord; cookie: SessionCookie } | null> {
+    const service = serviceOf(req)
+    if (service === null) return null
+    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res: undefined }
+    if (!svc.sessions.present(cookie)) return null
+    const record = await svc.sessions.read(cookie)
+    return record ? { record, cookie } : null
+  }
+
+  function recordView({ record, cookie }: { record: SessionRecord; cookie: SessionCookie }): SessionRecordView {
+    const token = readChunked(cookie.cookies, cookie.def.name)
+    return toRecordView(record, token === null ? null : handleOf(token))
+  }
+
+  async function getSession(req: Request): Promise<Session | null> {
+    const found = await readSession(req)
+    return found ? clientSession(found.record, config.callbacks, svc.log) : null
+  }
+
+  async function getSessionRecord(req: Request): Promise<SessionRecordView | null> {
+    const found = await readSession(req)
+    return found ? recordView(found) : null
+  }
+
+  /** Never rejects: every outcome is an answer, or `next` (with the app's own error, if any). */
+  async function guard(req: Request, res: Response, next: NextFunction, answer: Answer): Promise<void> {
+    let found: { record: SessionRecord; cookie: SessionCookie } | null
+    let session: Session | null
+    try {
+      found = await readSession(req)
+      session = found ? await clientSession(found.record, config.callbacks, svc.log) : null
+    } catch (error) {
+      // The store does not answer: a 503 of ours (the page or `{"error":"ServiceUnavailable"}`),
+      // not a 500 of the app's; anything else is the app's own error (its session callback's).
+      if (isAuthError(error) && error.code === 'ServiceUnavailable')
+        return sendError(req, res, error, errorAnswer(svc.languages, config.base?.href, req, res, config.theme))
+      return next(error)
+    }
+    if (found && session) {
+      res.locals.session = session
+      res.locals.sessionRecord = recordView(found)
+      return next()
+    }
+    const service = serviceOf(req)
+    if (service === null) {
+      return sendError(req, res, new AuthError('InvalidHost', 'the Host header is not a host name'), {
+        messages: errorAnswer(svc.languages, config.base?.href, req, res, config.theme).messages,
+      })
+    }
+    if (answer === 'status' || (answer === 'auto' && !isNavigation(req))) return sendJson(res, 401, '{}', true)
+    const { base } = service
+    const signIn = new URL(config.pages.signIn ?? `${base.href}/signin`, base.origin)
+    // An absolute-form request line (`GET http://other.example/x`) names no path of ours: back to the origin.
+    signIn.searchParams.set('callbackUrl', base.origin + (req.originalUrl.startsWith('/') ? req.originalUrl : '/'))
+    signIn.searchParams.set('error', 'SessionRequired')
+    sendRedirect(res, signIn.href)
+  }
+
+  function requireAuth(options?: RequireAuthOptions): RequestHandler {
+    const answer = requireAuthAnswer(options)
+    return (req: Request, res: Response, next: NextFunction) => {
+      guard(req, res, next, answer).catch(next)
+    }
+  }
+
+  async function revokeSessions(userId: string): Promise<void> {
+    if (typeof userId !== 'string' || userId === '')
+      throw new TypeError('revokeSessions(userId) takes the user id of a session (SessionRecord.userId)')
+    await svc.sessions.revokeAll(userId)
+    svc.log('info', 'signout.everywhere', 'every session of a user was revoked by the app', svc.userForLog(userId))
+  }
+
+  const getAccessToken = accessTokenHelper(svc, serviceOf)
+
+  // One handler for every route: requireAuth's type parameters only describe what the route's handlers see.
+  const helpers = { getSession, getSessionRecord, requireAuth, revokeSessions, getAccessToken }
+  return Object.freeze(helpers as typeof helpers & Pick<AuthHelpers, 'requireAuth'>)
+}
+
+const LATE_SAVE = 'getAccessToken ran after the response was sent: the session cookie keeps the old tokens'
+
+/** getAccessToken(req, providerId, options): the request's session, and its cookie to save a changed one. */
+function accessTokenHelper(svc: Services, serviceOf: (req: Request) => ReturnType<typeof serviceFor> | null) {
+  const { config } = svc
+  return async function getAccessToken(req: Request, providerId: string, options?: GetAccessTokenOptions) {
+    if (typeof providerId !== 'string') throw new TypeError('getAccessToken(req, providerId): providerId is a string')
+    svc.tokens.checkProvider(providerId)
+    const service = serviceOf(req)
+    if (service === null) return null
+    const res = req.res && !req.res.headersSent ? req.res : undefined
+    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res }
+    if (!svc.sessions.present(cookie)) return null
+    const record = await svc.sessions.read(cookie)
+    if (!record) return null
+    const cookieSession = config.session.strategy === 'cookie'
+    // Read at each step: the headers may go while the provider answers (no Set-Cookie then).
+    const live = () => (res && !res.headersSent ? res : undefined)
+    const save = async (changed: SessionRecord) => {
+      if (!live() && cookieSession) svc.log('warn', 'tokens.warning', LATE_SAVE)
+      await svc.sessions.save({ ...cookie, res: live() }, changed)
+    }
+    const session = {
+      record,
+      save,
+      get late() {
+        return cookieSession && !live()
+      },
+    }
+    return svc.tokens.getAccessToken(session, providerId, options)
+  }
+}
+
+/** The CSRF helpers: the app's own forms carry the service's token (signed double-submit, lib/csrf). */
+export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
+  const serviceOf = (req: Request) => {
+    try {
+      return serviceFor(svc.config, req)
+    } catch {
+      return null
+    }
+  }
+  return Object.freeze({
+    getCsrfToken(req: Request, res: Response): string | null {
+      const def = serviceOf(req)?.cookieSet.csrfToken ?? null
+      if (def === null) return null
+      // The token goes into the page (and maybe its pair into a Set-Cookie): no cache may keep it.
+      if (!res.headersSent) res.setHeader('Cache-Control', NO_STORE)
+      const found = svc.csrf.inspect(readCookies(req)[def.name])
+      if (found !== null && !found.stale) return found.token
+      const issued = found === null ? svc.csrf.issue() : svc.csrf.resign(found.token)
+      setCookie(res, def, issued.cookieValue)
+      return issued.token
+    },
+    verifyCsrfToken(req: Request, submitted: unknown): boolean {
+      const service = serviceOf(req)
+      if (service === null) return false
+      // The origin check the service's own POSTs pass (lib/infra/csrf/origin.ts), behind the token.
+      if (crossSiteRefused(req.headers, service.base.origin, svc.config.trustedOrigins)) return false
+      return svc.csrf.verify(readCookies(req)[service.cookieSet.csrfToken.name], submitted)
+    },
+  })
+}
+
+type Answer = 'redirect' | 'status' | 'auto'
+
+/** Checked when the middleware is made, at the app's start, not at the first request. */
+function requireAuthAnswer(options: unknown): Answer {
+  if (options === undefined) return 'auto'
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new ConfigurationError(
+      `requireAuth(options) takes an object such as { unauthenticated: 'status' }; got ${describe(options)}`,
+    )
+  const record = options as Record<string, unknown>
+  checkKeys(record, ['unauthenticated'], 'requireAuth.')
+  const value = record.unauthenticated
+  if (value === undefined) return 'auto'
+  if (value === 'redirect' || value === 'status') return value
+  throw new ConfigurationError(
+    `\`requireAuth.unauthenticated\` must be 'redirect' (to the sign-in page) or 'status' (401); got ${describe(value)}`,
+  )
+}
+
+/**
+ * A browser's top-level navigation, the only request a redirect to an HTML page helps: `fetch()`
+ * sends `Sec-Fetch-Mode: cors` and `Accept: *\/*`, an API client no `text/html`.
+ */
+function isNavigation(req: Request): boolean {
+  const mode = req.headers['sec-fetch-mode']
+  if (mode !== undefined && mode !== 'navigate') return false
+  const accept = req.headers.accept
+  return typeof accept === 'string' && accept.toLowerCase().includes('text/html')
+}

@@ -1,0 +1,45 @@
+import { safeCallbackUrl } from '../../infra/urls/callback-url'
+import { sendRedirect } from '../../infra/http/reply'
+import { renderPage } from '../../infra/http/page-response'
+import type { Context } from '../context'
+import { formActionOrigins } from '../sign-in/form-action'
+import { takeTypedAddress } from '../../features/email/typed-address'
+import { providerUrls } from '../../infra/urls/provider-urls'
+
+/**
+ * GET /signin: the built-in sign-in page (or the app's own, `pages.signIn`, with the query carried
+ * over). It only displays: no session changes. It sets the CSRF cookie its forms need.
+ */
+export async function signInPage(ctx: Context): Promise<void> {
+  const { config, passkey } = ctx.svc
+  if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
+  const error = ctx.query.get('error') ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
+  const { email: emailRuntime } = ctx.svc
+  const typed = emailRuntime ? takeTypedAddress(ctx, emailRuntime.keys.typed, error === 'EmailSignin') : undefined
+  const email = typed ?? ctx.query.get('email')
+  renderPage(
+    ctx.res,
+    200,
+    'signin',
+    {
+      base: ctx.base.href,
+      csrfToken: ctx.csrfToken(),
+      callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
+      providers: config.providers.map(({ id, name, type }) => ({
+        id,
+        name,
+        type,
+        signinUrl: providerUrls(ctx.base, id).signinUrl,
+      })),
+      ...(error === undefined ? {} : { error }),
+      ...(email ? { email } : {}),
+      ...(passkey && {
+        passkey: {
+          optionsUrl: ctx.serviceUrl(`/webauthn-options/${passkey.provider.id}`),
+          callbackUrl: providerUrls(ctx.base, passkey.provider.id).callbackUrl,
+        },
+      }),
+    },
+    { formAction: await formActionOrigins(ctx, true), messages: ctx.messages(), theme: ctx.svc.config.theme },
+  )
+}

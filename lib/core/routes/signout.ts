@@ -1,0 +1,70 @@
+import type { Context } from '../context'
+import { AuthError, undefinedIfUnavailable } from '../../infra/errors'
+import { providerLogoutUrl } from '../../features/oidc-logout/provider-logout'
+
+/**
+ * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its
+ * cookie, then redirects to the validated callbackUrl. With `everywhere=true` in the body, every
+ * session of the signed-in user ends too. With `others=true`, every session of the user ends but
+ * this one, which stays signed in (manager.revokeOthers). No GET ever signs out. A session signed in
+ * with an oidc() provider with `logout: 'provider'` ends here first, then the browser is sent to the
+ * provider's end-session endpoint (lib/features/oidc-logout/provider-logout.ts) instead of the callbackUrl.
+ *
+ * When the store does not answer, the cookie is cleared all the same (this browser is signed out)
+ * and the answer is a 503: the session may live on in the store until it expires. Only a sign-out
+ * everywhere that failed keeps the cookie, so that the user can try it again.
+ */
+export async function signOut(ctx: Context): Promise<void> {
+  const { svc } = ctx
+  const everywhere = flagOf('everywhere', ctx.body.everywhere)
+  const others = flagOf('others', ctx.body.others)
+  if (everywhere && others)
+    throw new AuthError('InvalidBody', '`everywhere` and `others` cannot both be true: nothing was signed out')
+  if (others) return signOutOthers(ctx)
+  const cookie = ctx.sessionCookie()
+  if (svc.sessions.present(cookie)) {
+    const record = await svc.sessions.read(cookie).catch(undefinedIfUnavailable)
+    if (record === undefined && everywhere)
+      throw new AuthError('ServiceUnavailable', 'the session store did not answer: nothing was signed out')
+    if (record && everywhere) {
+      await svc.sessions.revokeAll(record.userId)
+      svc.log('info', 'signout.everywhere', 'signed out of every session', svc.userForLog(record.userId))
+    }
+    const removed = await svc.sessions.destroy(cookie, record ?? null).then(() => true, undefinedIfUnavailable)
+    if (removed !== true) {
+      svc.sessions.clear(cookie)
+      throw new AuthError(
+        'ServiceUnavailable',
+        'the session store did not answer: the cookie was cleared, the stored session was not',
+      )
+    }
+    svc.log('info', 'signout', 'signed out', svc.userForLog(record?.userId))
+    await ctx.emit('signOut', svc.config.events.signOut, { record: record ?? null })
+    // Ours has ended; with `logout: 'provider'` the browser goes on to sign out at the provider too.
+    const target = await ctx.callbackTarget()
+    return ctx.redirect((await providerLogoutUrl(ctx, record ?? null, target)) ?? target)
+  }
+  ctx.redirect(await ctx.callbackTarget())
+}
+
+/** Ends the user's other sessions; this one stays (its cookie untouched, with database sessions). */
+async function signOutOthers(ctx: Context): Promise<void> {
+  const { svc } = ctx
+  const cookie = ctx.sessionCookie()
+  const record = svc.sessions.present(cookie) ? await svc.sessions.read(cookie).catch(undefinedIfUnavailable) : null
+  if (record === undefined)
+    throw new AuthError('ServiceUnavailable', 'the session store did not answer: nothing was signed out')
+  // Without a session there is no user whose other sessions could be named: nothing to do.
+  if (record) {
+    await svc.sessions.revokeOthers(cookie, record)
+    svc.log('info', 'signout.others', 'signed out of every other session', svc.userForLog(record.userId))
+  }
+  ctx.redirect(await ctx.callbackTarget())
+}
+
+/** A flag of the body: 'true' or true; absent, 'false' or false is off; anything else is refused. */
+function flagOf(name: 'everywhere' | 'others', value: unknown): boolean {
+  if (value === undefined || value === 'false' || value === false) return false
+  if (value === 'true' || value === true) return true
+  throw new AuthError('InvalidBody', `\`${name}\` must be 'true' or 'false': nothing was signed out`)
+}

@@ -1,0 +1,23 @@
+import { open, seal } from '../../infra/crypto/jwe'
+import type { KeyRing } from '../../infra/crypto/keys'
+import type { SessionStore } from './record-store'
+import { fromClaims, toClaims } from './record'
+
+/**
+ * Strategy `cookie`: the whole record travels in the cookie as a JWE under the session key.
+ * There is nothing to remove on the server: sign-out clears the cookie, and signing a user out
+ * everywhere records a revocation time that the manager checks every session against.
+ */
+export function cookieStore(ring: KeyRing): SessionStore {
+  return Object.freeze({
+    replyCacheCheck: () => 'always' as const,
+    async read(token: string, nowSeconds: number, maxLifetime: number) {
+      return fromClaims(open(ring, token), nowSeconds, maxLifetime)
+    },
+    async write(record: Parameters<SessionStore['write']>[0]) {
+      return seal(ring.current, toClaims(record))
+    },
+    async remove() {},
+    async removeAll() {},
+  })
+}

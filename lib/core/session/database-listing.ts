@@ -1,0 +1,68 @@
+import type { SessionRecord } from '../../infra/config/types'
+import { callStore, type ExpressSessionStore } from '../../infra/store/express-session-store'
+import type { SessionIndex } from '../../infra/store/types'
+import { isRecord } from '../../infra/util/object'
+import { storedDevice, type DeviceInfo } from './device-info'
+import { fromClaims } from './record'
+import type { ListedSession, SessionListing } from './record-store'
+import { storeCookie } from './store-listing'
+
+type Call = <T>(work: () => Promise<T>) => Promise<T>
+
+/**
+ * Where each database session signed in from, beside its record under `device.{sid}` (no session id
+ * has a '.', like `listed.{sid}`): written once at sign-in, before the session is listed, expiring
+ * when the session can no longer live, and deleted with the session. It holds nothing that opens a
+ * session, and is read only for a session its user's index lists.
+ */
+export function deviceEntries(store: ExpressSessionStore, call: Call) {
+  const keyOf = (sid: string) => `device.${sid}`
+  return Object.freeze({
+    async keep(sid: string, device: DeviceInfo, untilSeconds: number) {
+      const entry = { cookie: storeCookie(untilSeconds), ...device }
+      await call(() => callStore((done) => store.set(keyOf(sid), entry, done)))
+    },
+    async read(sid: string): Promise<DeviceInfo | null> {
+      return storedDevice(await call(() => callStore<unknown>((done) => store.get(keyOf(sid), done))))
+    },
+    /** Best effort: an entry left behind expires, and is never read for a session that is not listed. */
+    async forget(sids: readonly string[]) {
+      await Promise.allSettled(sids.map((sid) => call(() => callStore((done) => store.destroy(keyOf(sid), done)))))
+    },
+  })
+}
+
+export interface ListingParts {
+  readonly index: SessionIndex
+  readonly devices: ReturnType<typeof deviceEntries>
+  /** The stored value of a session id (the store's, or the one held in memory). */
+  readonly get: (sid: string) => Promise<unknown>
+  /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
+  readonly end: (userId: string, sids: readonly string[]) => Promise<void>
+  /** The store's id of a cookie's token, null for anything that is not a token of ours. */
+  readonly sidOf: (token: string) => string | null
+}
+
+/** A user's database sessions one by one: `listSessions` and `revokeSession` (./devices.ts). */
+export function databaseListing({ index, devices, get, end, sidOf }: ListingParts): SessionListing {
+  return Object.freeze({
+    sidOf,
+    async list(userId: string, nowSeconds: number, lifetime: number) {
+      const sids = await index.members(userId, nowSeconds)
+      const listed = await Promise.all(
+        sids.map(async (sid): Promise<ListedSession | null> => {
+          const [stored, device] = await Promise.all([get(sid), devices.read(sid)])
+          const record: SessionRecord | null = isRecord(stored) ? fromClaims(stored, nowSeconds, lifetime) : null
+          // The index names its user's sessions only; a record of another user is not this user's.
+          return record && record.userId === userId ? { sid, record, device } : null
+        }),
+      )
+      return listed.filter((session): session is ListedSession => session !== null)
+    },
+    async end(userId: string, sid: string) {
+      if (!(await index.members(userId, Math.floor(Date.now() / 1000))).includes(sid)) return false
+      await end(userId, [sid])
+      return true
+    },
+  })
+}

@@ -1,0 +1,264 @@
+import type { Request, Response } from 'express'
+import type { SessionRecord, SessionUser } from '../../infra/config/types'
+import { ConfigurationError } from '../../infra/errors'
+import {
+  CHUNK_SIZE,
+  clearChunked,
+  hasChunked,
+  MAX_CHUNKS,
+  readChunked,
+  writeChunked,
+} from '../../infra/http/chunked-cookie'
+import type { CookieIo } from '../../infra/http/cookies'
+import type { Revocations } from '../../infra/store/types'
+import { deviceOf, type DeviceInfo } from './device-info'
+import type { ReplyCacheLimits } from './reply-cache'
+import { rememberedSessions } from './remembered'
+import { revocableSince } from './record'
+import type { SessionStore } from './record-store'
+
+/** The request's session cookie (no response where it is only read: `getSession(req)`). */
+export type SessionCookie = CookieIo<Response | undefined>
+
+export interface NewSession {
+  userId: string
+  user: SessionUser
+  data?: Record<string, unknown>
+  provider?: string
+  /** Where the provider's tokens are (lib/features/provider-tokens/). */
+  tokens?: string
+  /** Those tokens could not be refreshed for good. */
+  tokenError?: true
+}
+
+/**
+ * Sessions over a store: reading, creating, rolling renewal and removal, with the cookie handled
+ * in one place whatever the store.
+ */
+export interface SessionManager {
+  /** Whether the request carries a session cookie at all (no crypto, no I/O). */
+  present(cookie: SessionCookie): boolean
+  /** The valid record, or null. */
+  read(cookie: SessionCookie): Promise<SessionRecord | null>
+  /**
+   * `stored`: runs once the store keeps the new session, before the cookie is set, with the store's id
+   * of it (database sessions; null for cookie sessions). When it fails, the session is removed again
+   * and `create` rejects: nothing it was to record about the session can be missing.
+   */
+  create(
+    cookie: SessionCookie,
+    input: NewSession,
+    stored?: (sid: string | null) => Promise<void>,
+  ): Promise<SessionRecord>
+  /** Renews the session when it was issued more than `updateAge` ago; returns the current record. */
+  renewIfDue(cookie: SessionCookie, record: SessionRecord): Promise<SessionRecord>
+  /** Rewrites the session with new data, keeping its expiry. */
+  save(cookie: SessionCookie, record: SessionRecord): Promise<void>
+  /** Removes the session where it is kept and clears the cookie. */
+  destroy(cookie: SessionCookie, record: SessionRecord | null): Promise<void>
+  /** Ends every session of a user, wherever it is: revoked from now on, and deleted where it is kept. */
+  revokeAll(userId: string): Promise<void>
+  /**
+   * Ends every session of the record's user but the cookie's own. Database sessions: the others are
+   * unlisted and deleted, this one and its cookie stay. Cookie sessions cannot be told apart: all of
+   * them are revoked and this browser gets a new session for the same sign-in (same user, data and
+   * sign-in time, so still bounded by `maxLifetime`), re-issued after the revocation.
+   */
+  revokeOthers(cookie: SessionCookie, record: SessionRecord): Promise<void>
+  /** Clears the cookie only (for a cookie that did not open). */
+  clear(cookie: SessionCookie): void
+  /**
+   * The `GET /session` reply remembered for this exact cookie, when its session is still valid, not
+   * due for renewal and known not to be revoked; else null. Synchronous: no crypto, no I/O.
+   */
+  recall(cookie: SessionCookie): string | null
+  /** Remembers the reply for a session just read from this cookie and not renewed (when replies are reused). */
+  remember(cookie: SessionCookie, record: SessionRecord, reply: string): void
+  /**
+   * When the app runs something per request (`perRequest`): the record remembered for this exact
+   * cookie, as a new object each time (a callback that changes it changes nothing remembered), under
+   * the same checks as `recall`; else null. Synchronous: no crypto, no I/O.
+   */
+  recallRecord(cookie: SessionCookie): SessionRecord | null
+  /** Remembers a record just read from this cookie and not renewed, before the app's code sees it (`perRequest`). */
+  rememberRecord(cookie: SessionCookie, record: SessionRecord): void
+}
+
+/**
+ * Revocations that can tell a user's revocation time from memory, when they know it without I/O
+ * (lib/store: always in memory; with Redis, within the revocation delay). A hit of the reply cache
+ * needs it; without it every request opens its cookie.
+ */
+export type SessionRevocations = Revocations & { peek?(userId: string): number | undefined }
+
+export interface ManagerOptions {
+  /**
+   * Reuse what `GET /session` found for a cookie value (sealed cookies, and database tokens while
+   * the store vouches for their record): the reply, or the record when `perRequest`.
+   */
+  readonly replies?: ReplyCacheLimits | null
+  /**
+   * Something of the app's runs on every `GET /session` (a `session` callback, `events.session`):
+   * then the cache keeps the record a cookie opened to, never an answer, and the app's code runs
+   * on each request with that record.
+   */
+  readonly perRequest?: boolean
+}
+
+export interface SessionTiming {
+  readonly maxAge: number
+  readonly updateAge: number
+  readonly maxLifetime: number
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+/** Where a sign-in comes from: the request of the cookie's response (Express's `res.req`), when there is one. */
+function deviceOfCookie(cookie: SessionCookie, record: SessionRecord): DeviceInfo | null {
+  const req = cookie.res?.req as Request | undefined
+  return req ? deviceOf(req, record) : null
+}
+
+/** Writes the record and sets the cookie to the token the store answers. */
+async function writeSession(
+  store: SessionStore,
+  cookie: SessionCookie,
+  record: SessionRecord,
+  previous: string | null,
+  device: DeviceInfo | null,
+  stored?: (sid: string | null) => Promise<void>,
+): Promise<void> {
+  // Only a sign-in says where it comes from: renewals and updates never rewrite it.
+  const token = await (device === null ? store.write(record, previous) : store.write(record, previous, device))
+  if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
+    throw new ConfigurationError(
+      `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
+    )
+  }
+  if (stored) {
+    try {
+      await stored(store.sessions?.sidOf(token) ?? null)
+    } catch (error) {
+      await store.remove(token, record).catch(() => undefined)
+      throw error
+    }
+  }
+  if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
+}
+
+/** Writes a new session, signed in now (the browser's previous one, if any, is the caller's). */
+async function startSession(
+  store: SessionStore,
+  timing: SessionTiming,
+  revocations: Revocations,
+  cookie: SessionCookie,
+  input: NewSession,
+  stored?: (sid: string | null) => Promise<void>,
+): Promise<SessionRecord> {
+  const now = nowSeconds()
+  // Dated by the revocations' clock (Redis's), never before the user's last revocation.
+  const createdAt = await revocations.stamp(input.userId)
+  const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + timing.maxAge }
+  await writeSession(store, cookie, record, null, deviceOfCookie(cookie, record), stored)
+  return record
+}
+
+export function createSessionManager(
+  store: SessionStore,
+  timing: SessionTiming,
+  revocations: SessionRevocations,
+  options: ManagerOptions = {},
+): SessionManager {
+  const remembered = rememberedSessions(store, timing, revocations, options)
+
+  const write = (cookie: SessionCookie, record: SessionRecord, previous: string | null, device?: DeviceInfo | null) =>
+    writeSession(store, cookie, record, previous, device ?? null)
+
+  // Only a sign-in dates a session: the one replacing it keeps the sign-in time (`auth_time`, the
+  // recent sign-in passkey registration asks for) and the `maxLifetime` counted from it. Dated past
+  // the revocation just made by the revocations' clock, as a sign-in is.
+  const reissued = async (record: SessionRecord): Promise<SessionRecord> => {
+    const now = nowSeconds()
+    const reissuedAt = Math.max(await revocations.stamp(record.userId), record.createdAt)
+    const expiresAt = Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime)
+    return { ...record, reissuedAt, issuedAt: now, expiresAt }
+  }
+
+  const start = (cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) =>
+    startSession(store, timing, revocations, cookie, input, stored)
+
+  const manager: SessionManager = Object.freeze({
+    present: (cookie: SessionCookie) => hasChunked(cookie.cookies, cookie.def.name),
+
+    async read(cookie: SessionCookie) {
+      const token = readChunked(cookie.cookies, cookie.def.name)
+      if (token === null) return null
+      const record = await store.read(token, nowSeconds(), timing.maxLifetime)
+      // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
+      return record && revocableSince(record) >= (await revocations.before(record.userId)) ? record : null
+    },
+
+    async create(cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
+      // A new session never reuses a token the browser brought with it, and ends the session that
+      // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
+      const previous = readChunked(cookie.cookies, cookie.def.name)
+      if (previous !== null) await store.remove(previous, null)
+      return start(cookie, input, stored)
+    },
+
+    async renewIfDue(cookie: SessionCookie, record: SessionRecord) {
+      const now = nowSeconds()
+      // Renewal stops at the absolute lifetime: a renewal that would not move the expiry is skipped.
+      if (now - record.issuedAt < timing.updateAge || record.expiresAt >= record.createdAt + timing.maxLifetime)
+        return record
+      const renewed = {
+        ...record,
+        issuedAt: now,
+        expiresAt: Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime),
+      }
+      await write(cookie, renewed, readChunked(cookie.cookies, cookie.def.name))
+      return renewed
+    },
+
+    async save(cookie: SessionCookie, record: SessionRecord) {
+      await write(cookie, record, readChunked(cookie.cookies, cookie.def.name))
+    },
+
+    async destroy(cookie: SessionCookie, record: SessionRecord | null) {
+      const token = readChunked(cookie.cookies, cookie.def.name)
+      // Signed out here: this browser's cookie is gone; a copy of it opens as it always did.
+      if (token !== null) remembered.forget(token)
+      if (token !== null) await store.remove(token, record)
+      if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+    },
+
+    async revokeAll(userId: string) {
+      // The time first: a renewal racing the deletion below cannot bring a session back.
+      await revocations.revoke(userId)
+      await store.removeAll(userId, nowSeconds())
+    },
+
+    async revokeOthers(cookie: SessionCookie, record: SessionRecord) {
+      const token = readChunked(cookie.cookies, cookie.def.name)
+      // Database sessions: this one is kept by its token (one that opened, so never null here).
+      if (store.sessions !== undefined)
+        return token === null ? undefined : store.removeAll(record.userId, nowSeconds(), token)
+      // Cookie sessions: all of them are revoked, this browser gets a new one for the same sign-in.
+      // Its provider's tokens go with it: kept by its token (the others' end), and not ended as a
+      // replaced session's would be (the cookie store itself has nothing to remove).
+      await revocations.revoke(record.userId)
+      await store.removeAll(record.userId, nowSeconds(), token ?? undefined)
+      await write(cookie, await reissued(record), null)
+    },
+
+    clear(cookie: SessionCookie) {
+      if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+    },
+
+    recall: remembered.recall,
+    remember: remembered.remember,
+    recallRecord: remembered.recallRecord,
+    rememberRecord: remembered.rememberRecord,
+  })
+  return manager
+}

@@ -1,0 +1,59 @@
+import type { SessionRecord } from '../../infra/config/types'
+import { readChunked } from '../../infra/http/chunked-cookie'
+import type { ManagerOptions, SessionCookie, SessionManager, SessionRevocations, SessionTiming } from './manager'
+import type { SessionStore } from './record-store'
+import { replyCache, type ReplyCache } from './reply-cache'
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+/**
+ * What `GET /session` reuses by the exact session cookie (./reply-cache.ts, checked on every use):
+ * its answer when the reply depends on the record alone, or, when the app's code runs on every
+ * request (a `session` callback, `events.session`), the record the cookie opened to, so that only
+ * the opening (the crypto, the store's read) is saved and the app's code still runs each time.
+ */
+export function rememberedSessions(
+  store: SessionStore,
+  timing: SessionTiming,
+  revocations: SessionRevocations,
+  options: ManagerOptions,
+): Pick<SessionManager, 'recall' | 'remember' | 'recallRecord' | 'rememberRecord'> & { forget(token: string): void } {
+  const cache = store.replyCacheCheck !== undefined && options.replies ? replyCache(timing, options.replies) : null
+  const peek = revocations.peek === undefined ? null : revocations.peek.bind(revocations)
+  // One cache: answers, or (the app's code running per request) records as JSON, never both.
+  const replies = options.perRequest ? null : cache
+  const records = options.perRequest ? cache : null
+
+  function recalled(from: ReplyCache | null, cookie: SessionCookie): string | null {
+    if (from === null || peek === null) return null
+    const token = readChunked(cookie.cookies, cookie.def.name)
+    return token === null ? null : from.get(token, nowSeconds(), peek)
+  }
+  function keep(into: ReplyCache | null, cookie: SessionCookie, record: SessionRecord, value: () => string): void {
+    if (into === null || peek === null) return
+    // A database record is remembered only while the store can tell it is still the one it holds.
+    const check = store.replyCacheCheck?.(record) ?? null
+    if (check === null) return
+    const token = readChunked(cookie.cookies, cookie.def.name)
+    if (token !== null) into.set(token, record, value(), check === 'always' ? undefined : check)
+  }
+
+  return Object.freeze({
+    recall: (cookie: SessionCookie) => recalled(replies, cookie),
+    remember(cookie: SessionCookie, record: SessionRecord, reply: string) {
+      keep(replies, cookie, record, () => reply)
+    },
+    recallRecord(cookie: SessionCookie) {
+      const json = recalled(records, cookie)
+      // An opened record is plain JSON (it was claims), so parsing gives what opening the cookie
+      // gives, a new object each time: a callback that changes its record changes nothing kept.
+      return json === null ? null : (JSON.parse(json) as SessionRecord)
+    },
+    rememberRecord(cookie: SessionCookie, record: SessionRecord) {
+      keep(records, cookie, record, () => JSON.stringify(record))
+    },
+    forget(token: string) {
+      cache?.delete(token)
+    },
+  })
+}

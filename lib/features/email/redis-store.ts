@@ -1,0 +1,36 @@
+import type { VerificationRecord, VerificationStore } from './store'
+import { parseJsonObject } from '../../infra/util/json'
+import type { RedisRunner } from '../../infra/store/redis'
+
+/**
+ * E-mail sign-in links in Redis: one key per link (the keyed hash of the token), expiring with the
+ * link, spent with GETDEL (Redis 6.2 or later) so that two uses of one link make at most one session.
+ */
+export function redisVerificationStore(redis: RedisRunner): VerificationStore {
+  const keyOf = (key: string) => redis.key('vt', key)
+  return Object.freeze({
+    async put(key: string, record: VerificationRecord) {
+      const ttl = record.expires * 1000 - Date.now()
+      if (ttl <= 0) return
+      const value = JSON.stringify({ identifier: record.identifier, expires: record.expires })
+      await redis.run((client) => client.set(keyOf(key), value, 'PX', Math.ceil(ttl)))
+    },
+    async take(key: string) {
+      const value = await redis.run((client) => client.getdel(keyOf(key)))
+      return value === null ? null : parseRecord(value)
+    },
+    async remove(key: string) {
+      await redis.run((client) => client.del(keyOf(key)))
+    },
+  })
+}
+
+/** What we wrote, or null for anything else (a value someone else put under our prefix). */
+function parseRecord(value: string): VerificationRecord | null {
+  const parsed = parseJsonObject(value)
+  if (!parsed) return null
+  const { identifier, expires } = parsed
+  return typeof identifier === 'string' && typeof expires === 'number' && expires * 1000 > Date.now()
+    ? { identifier, expires }
+    : null
+}

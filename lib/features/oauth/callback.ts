@@ -1,0 +1,74 @@
+import type { Context } from '../../core/context'
+import { finishAuthorization } from './authorize'
+import type { OAuthRuntime } from './registry'
+import { providerUrls } from '../../infra/urls/provider-urls'
+import type { OidcProvider } from '../../infra/config/providers'
+import { rememberProviderSession, rememberProviderSubject } from '../oidc-logout/backchannel'
+import { keepLogoutHint } from '../oidc-logout/provider-logout'
+import { completeSignIn } from '../../core/sign-in/complete'
+import { checkFlow } from '../../core/sign-in/flow'
+
+/**
+ * The provider sends the user back (GET or POST /callback/:provider). The flow is checked, and its
+ * cookie spent, before anything else; then the provider's answer. Any failure (state, flow cookie,
+ * code, PKCE, token, userinfo, ID token) ends on OAuthCallback with nobody signed in; the user
+ * declining ends on AccessDenied.
+ */
+export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Promise<void> {
+  const { svc } = ctx
+  const { id } = runtime.provider
+  const fail = (code: 'OAuthCallback' | 'AccessDenied', reason: string) => {
+    svc.log(code === 'AccessDenied' ? 'info' : 'warn', 'callback.error', `provider ${id}: ${reason}`)
+    ctx.redirectToError(code)
+  }
+
+  // The package never relies on a strategy to have checked the flow.
+  const csrfToken = svc.csrf.read(ctx.cookies[ctx.cookieSet.csrfToken.name])
+  const flow = checkFlow(svc.flowKeys, ctx.flowCookies(), id, ctx.param('state'), csrfToken)
+  const error = ctx.param('error')
+  if (error === 'access_denied') return fail('AccessDenied', 'the user declined')
+  if (error !== null) return fail('OAuthCallback', 'the provider answered with an error')
+  if (!flow) return fail('OAuthCallback', 'the state or the flow cookie did not match')
+  // Refused here, before any token request, rather than left to the strategy.
+  if (!ctx.param('code')) return fail('OAuthCallback', 'the provider sent no code')
+  if (runtime.provider.checks.includes('pkce') && !flow.verifier)
+    return fail('OAuthCallback', 'the flow has no PKCE verifier')
+
+  const finished = await finishAuthorization(svc.oauth, runtime, ctx.req, {
+    callbackURL: providerUrls(ctx.base, id).callbackUrl,
+    flow,
+    query: ctx.query,
+    body: ctx.body,
+    iss: ctx.param('iss'),
+  })
+  if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
+  const { user, account, profile } = finished
+  // Tokens too large to keep (`tokens: true`) are the provider's fault: refused before the app sees the sign-in.
+  const unkept = svc.tokens.refusal(account)
+  if (unkept !== null) return fail('OAuthCallback', unkept)
+  await completeSignIn(ctx, {
+    user,
+    account,
+    profile,
+    callbackUrl: flow.callbackUrl,
+    ...(flow.id ? { flowId: flow.id } : {}),
+    ...(runtime.provider.protocol === 'oidc' ? afterOidcSignIn(ctx, runtime.provider, account) : {}),
+  })
+}
+
+/**
+ * What an OpenID Connect sign-in keeps for logout: once its user id is known, the provider's `sub`
+ * (back-channel logout) and with `logout: 'provider'` the ID token (id_token_hint); once the session
+ * is kept, the provider's `sid` with that session (back-channel logout).
+ */
+function afterOidcSignIn(ctx: Context, provider: OidcProvider, account: { id_token?: unknown }) {
+  const { svc } = ctx
+  return {
+    async beforeSession(userId: string) {
+      await rememberProviderSubject(svc, provider.id, account.id_token, userId)
+      if (provider.logout === 'provider') await keepLogoutHint(ctx, provider.id, account.id_token)
+    },
+    sessionStored: (userId: string, sid: string | null) =>
+      rememberProviderSession(svc, provider.id, account.id_token, userId, sid),
+  }
+}

@@ -1,0 +1,76 @@
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
+
+// A deadline and a size cap on the token and userinfo requests of a passport-oauth2 strategy.
+// passport-oauth2 sends them through node-oauth's `OAuth2#_executeRequest`, which waits for ever
+// and keeps every byte: a provider that accepts the connection and never answers would hold the
+// sign-in (and a socket) open indefinitely. Every strategy built on passport-oauth2 (ours and the
+// ecosystem's, for their userProfile calls too) goes through this one method of its `_oauth2`.
+
+type Callback = (error: unknown, result?: string, response?: IncomingMessage) => void
+type HttpLibrary = { request(options: RequestOptions): ClientRequest }
+type Execute = (library: HttpLibrary, options: RequestOptions, body: unknown, callback: Callback) => void
+
+const MAX_ANSWER_BYTES = 1024 * 1024
+
+/**
+ * Marks the error of a request that was sent whole and got no complete answer (none in time, or
+ * the connection broke before one; or headers came and the body was cut, stalled or reset): unlike
+ * one never sent, the provider may have acted on it (a refresh token spent). lib/features/provider-tokens/ waits much
+ * longer before asking again then.
+ */
+export const SENT_UNANSWERED = Symbol('sent, no answer')
+
+/** Whether `error` is that of a request sent whole that got no answer. */
+export const sentUnanswered = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && (error as { [SENT_UNANSWERED]?: true })[SENT_UNANSWERED] === true
+
+export function limitOAuthRequests(strategy: object, timeoutMs: number): void {
+  const client = (strategy as { _oauth2?: { _executeRequest?: Execute } })._oauth2
+  const execute = client?._executeRequest
+  if (!client || typeof execute !== 'function') return
+  client._executeRequest = (library, options, body, callback) => {
+    let request: ClientRequest | undefined
+    let settled = false
+    let sent = false
+    let answered = false
+    const finish: Callback = (error, result, response) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      if (error && sent && !answered && typeof error === 'object')
+        Object.defineProperty(error, SENT_UNANSWERED, { value: true })
+      callback(error, result, response)
+    }
+    const abandon = (reason: string) => {
+      finish(new Error(`${options.host ?? 'the provider'}: ${reason}`))
+      request?.destroy()
+    }
+    const timer = setTimeout(() => abandon(`no complete answer within ${timeoutMs} ms`), timeoutMs)
+    const watched: HttpLibrary = {
+      request(requestOptions) {
+        request = library.request(requestOptions)
+        request.once('finish', () => (sent = true))
+        request.on('response', (response: IncomingMessage) => {
+          // Answered once the whole body is in: headers then a stalled or cut body are no answer.
+          response.once('end', () => (answered = true))
+          // node-oauth listens for no error on the answer; a reset mid-answer must not go unheard.
+          response.on('error', () => abandon('the answer broke off'))
+          let size = 0
+          response.on('data', (chunk: Buffer) => {
+            size += chunk.length
+            if (size <= MAX_ANSWER_BYTES) return
+            // An answer, if one refused for its size: a failure for now, not "sent, no answer".
+            answered = true
+            abandon(`answered more than ${MAX_ANSWER_BYTES} bytes`)
+          })
+        })
+        return request
+      },
+    }
+    try {
+      execute.call(client, watched, options, body, finish)
+    } catch (error) {
+      finish(error)
+    }
+  }
+}

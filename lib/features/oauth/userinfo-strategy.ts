@@ -1,0 +1,34 @@
+import OAuth2Strategy, { InternalOAuthError } from 'passport-oauth2'
+import { isRecord } from '../../infra/util/object'
+
+/**
+ * passport-oauth2 with a userinfo endpoint: the strategy for oauth2() and oidc() providers. The
+ * profile is the userinfo JSON as the provider sent it (mapped to the user later).
+ */
+export class UserinfoStrategy extends OAuth2Strategy {
+  private readonly userinfoUrl: string | undefined
+
+  constructor(
+    options: OAuth2Strategy.StrategyOptionsWithRequest & { userinfoURL?: string },
+    verify: OAuth2Strategy.VerifyFunctionWithRequest,
+  ) {
+    super(options, verify)
+    this.userinfoUrl = options.userinfoURL
+    // Send the access token in the Authorization header, never in the userinfo URL.
+    this._oauth2.useAuthorizationHeaderforGET(true)
+  }
+
+  override userProfile(accessToken: string, done: (error: unknown, profile?: unknown) => void): void {
+    if (!this.userinfoUrl) return done(null, {})
+    this._oauth2.get(this.userinfoUrl, accessToken, (error, body) => {
+      if (error) return done(new InternalOAuthError('the userinfo request failed', error))
+      try {
+        const profile: unknown = JSON.parse(String(body))
+        if (!isRecord(profile)) throw new Error('not an object')
+        done(null, profile)
+      } catch {
+        done(new Error('the userinfo answer is not a JSON object'))
+      }
+    })
+  }
+}

@@ -1,0 +1,298 @@
+import { ConfigurationError } from '../errors'
+import { createLog, defaultLogger, isLevelLogger, levelLogger, type Log } from '../logger'
+import type { Provider } from './providers'
+import { buildCookieSets, type CookieSet } from './cookies'
+import { parseBaseUrl, type BaseUrl } from '../urls/base-url'
+import { EVENT_NAMES, type AuthOptions, type Callbacks, type Events, type Pages } from './types'
+import { isRecord } from '../util/object'
+import type { ExpressSessionStore } from '../store/express-session-store'
+import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
+import { resolveBodyLimit, resolveRequestRateLimit, type RequestRateLimit } from './limits'
+import { resolveOrigins } from './origins'
+import { notRead } from './nextauth-variables'
+import { parseHttpUrl } from '../urls/http-url'
+import { resolveLanguages, type Languages } from '../pages/languages'
+import { resolveTheme, type ResolvedTheme } from './theme'
+import {
+  checkFunctions,
+  checkKeys,
+  describe,
+  optionalBoolean,
+  optionalMilliseconds,
+  optionalObject,
+} from '../util/options'
+
+export interface ResolvedConfig {
+  /** Null only with `trustHost` and no `url`: the URL then comes from each request. */
+  readonly base: BaseUrl | null
+  readonly secrets: readonly string[]
+  readonly providers: readonly Provider[]
+  readonly session: {
+    readonly strategy: 'cookie' | 'database'
+    readonly maxAge: number
+    readonly updateAge: number
+    readonly maxLifetime: number
+    /** Strategy 'database' with a store of the app's own; null: Redis's (or the cookie strategy). */
+    readonly store: ExpressSessionStore | null
+    /** Seconds a process caches a user's revocation time. */
+    readonly revocationDelay: number
+  }
+  /** Null unless `redis` is set. */
+  readonly redis: ResolvedRedis
+  /** Milliseconds any Redis command or session store call may take (then 503). */
+  readonly storeTimeout: number
+  readonly callbacks: Readonly<Callbacks>
+  readonly events: Readonly<Events>
+  readonly pages: Readonly<Pages>
+  readonly cookies: { readonly secure: CookieSet; readonly plain: CookieSet }
+  readonly trustedOrigins: ReadonlySet<string>
+  /** Origins the built-in pages' forms may reach besides those the service knows (CSP form-action). */
+  readonly formActionOrigins: ReadonlySet<string>
+  readonly emptySession: '{}' | 'null'
+  readonly bodyLimit: number
+  /** Milliseconds a POST body may take to arrive. */
+  readonly bodyTimeout: number
+  /** Milliseconds an outgoing request to a provider (discovery, keys, token, userinfo) may take. */
+  readonly providerTimeout: number
+  /** Sign-in requests (`POST /signin/*`, `/callback/*`) per client IP and window. */
+  readonly requestRateLimit: RequestRateLimit
+  /** The texts of the pages and the sign-in mail: English, the `languages` merged over it, and how a request picks one. */
+  readonly languages: Languages
+  /** `theme`: the built-in pages' colour scheme, colours and logo (lib/infra/config/theme.ts). */
+  readonly theme: ResolvedTheme
+  readonly log: Log
+}
+
+const OPTIONS = [
+  'url',
+  'secret',
+  'providers',
+  'session',
+  'callbacks',
+  'events',
+  'pages',
+  'cookies',
+  'trustedOrigins',
+  'formActionOrigins',
+  'trustHost',
+  'logger',
+  'nextAuthClient',
+  'bodyLimit',
+  'bodyTimeout',
+  'providerTimeout',
+  'redis',
+  'redisKeyPrefix',
+  'storeTimeout',
+  'requestRateLimit',
+  // Checked and merged over the English texts by lib/infra/pages/languages.ts.
+  'languages',
+  'language',
+  // NextAuth's `theme` for the built-in pages: lib/infra/config/theme.ts.
+  'theme',
+  'dangerouslyAllowInsecureCookies',
+] as const
+
+export const SECRET_MIN_LENGTH = 32
+
+/**
+ * Validates the options, applies defaults and reads the environment: once, when `auth()` runs.
+ * An explicit option always beats an environment setting.
+ */
+export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  if (!isRecord(input)) throw new ConfigurationError(`auth() takes an options object; got ${describe(input)}`)
+  const options = input
+  checkKeys(options, OPTIONS, '')
+
+  const log = createLog(resolveLogger(options.logger))
+  const trustHost = optionalBoolean(options.trustHost, 'trustHost')
+  const dangerous = optionalBoolean(options.dangerouslyAllowInsecureCookies, 'dangerouslyAllowInsecureCookies')
+  const base = resolveBase(options.url, env, trustHost)
+  if (dangerous)
+    log(
+      'warn',
+      'config.warning',
+      '`dangerouslyAllowInsecureCookies` is set: cookies may travel in clear text; never use it in production',
+    )
+
+  const cookies = optionalObject(options.cookies, 'cookies')
+  checkKeys(cookies, ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge'], 'cookies.')
+  for (const [kind, override] of Object.entries(cookies)) {
+    checkKeys(optionalObject(override, `cookies.${kind}`), ['name', 'options'], `cookies.${kind}.`)
+    checkKeys(
+      optionalObject((override as Record<string, unknown>).options, `cookies.${kind}.options`),
+      ['domain', 'path', 'sameSite', 'secure'],
+      `cookies.${kind}.options.`,
+    )
+  }
+
+  const providers = resolveProviders(options.providers)
+  const needsUrl = providers.find((provider) => provider.type !== 'oauth')
+  if (base === null && needsUrl) {
+    // A link built from a request's Host could point at any site, and the mail would carry the token
+    // there; a passkey is bound to its relying party's ID, which must not change with a header.
+    throw new ConfigurationError(
+      `\`url\` is required with ${needsUrl.type === 'email' ? "email(): sign-in links are never built from a request's Host or X-Forwarded-Host" : 'passkey(): the relying party ID of every passkey comes from it'}; set \`url: 'https://example.com/api/auth'\` or SERVICE_AUTH_URL`,
+    )
+  }
+  if (providers.length === 0)
+    log(
+      'warn',
+      'config.warning',
+      '`providers` is empty: the sign-in page has no way to sign in; add oidc(), oauth2(), passportStrategy() or email() to `providers`',
+    )
+  const redis = resolveRedis(options)
+  const session = resolveSession(options.session, redis !== null)
+  if (session.strategy === 'database' && session.store && !redis) {
+    log(
+      'warn',
+      'config.warning',
+      "each user's list of database sessions (for sign-out everywhere) is kept in this process's memory: with more than one instance, set `redis` as well",
+    )
+  }
+  return Object.freeze({
+    base,
+    secrets: resolveSecrets(options.secret, env),
+    providers,
+    session,
+    redis,
+    callbacks: resolveFunctions(options.callbacks, 'callbacks', ['session', 'redirect', 'update', 'signIn']),
+    events: resolveFunctions(options.events, 'events', EVENT_NAMES),
+    pages: resolvePages(options.pages),
+    cookies: buildCookieSets(cookies, dangerous, (message) => log('warn', 'config.warning', message), base?.secure),
+    trustedOrigins: resolveOrigins(options.trustedOrigins, 'trustedOrigins'),
+    formActionOrigins: resolveOrigins(options.formActionOrigins, 'formActionOrigins'),
+    emptySession: resolveClient(options.nextAuthClient),
+    bodyLimit: resolveBodyLimit(options.bodyLimit),
+    bodyTimeout: optionalMilliseconds(options.bodyTimeout, 'bodyTimeout', 10_000),
+    providerTimeout: optionalMilliseconds(options.providerTimeout, 'providerTimeout', 10_000),
+    storeTimeout: optionalMilliseconds(options.storeTimeout, 'storeTimeout', 1000),
+    requestRateLimit: resolveRequestRateLimit(options.requestRateLimit),
+    languages: resolveLanguages(options.languages, options.language),
+    theme: resolveTheme(options.theme),
+    log,
+  })
+}
+
+function resolveBase(url: unknown, env: NodeJS.ProcessEnv, trustHost: boolean): BaseUrl | null {
+  if (url !== undefined) {
+    if (typeof url !== 'string')
+      throw new ConfigurationError(
+        `\`url\` must be a string such as 'https://example.com/api/auth'; got ${describe(url)}`,
+      )
+    return parseBaseUrl(url, 'url')
+  }
+  const fromEnv = env.SERVICE_AUTH_URL
+  if (fromEnv) return parseBaseUrl(fromEnv, 'SERVICE_AUTH_URL')
+  if (trustHost) return null
+  throw new ConfigurationError(
+    "`url` is required: pass `url: 'https://example.com/api/auth'` or set SERVICE_AUTH_URL (or, behind a proxy you trust, `trustHost: true`)" +
+      notRead(env, ['NEXTAUTH_URL', 'AUTH_URL']),
+  )
+}
+
+function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string[] {
+  const option = value === undefined ? 'SERVICE_AUTH_SECRET' : 'secret'
+  const raw = value ?? env.SERVICE_AUTH_SECRET
+  const fix = `use 32 or more random characters, for example the output of \`openssl rand -base64 32\``
+  if (raw === undefined || raw === '')
+    throw new ConfigurationError(
+      `\`secret\` is required: pass \`secret\` or set SERVICE_AUTH_SECRET; ${fix}${notRead(env, ['NEXTAUTH_SECRET', 'AUTH_SECRET'])}`,
+    )
+  const list = Array.isArray(raw) ? raw : [raw]
+  if (list.length === 0) throw new ConfigurationError(`\`secret\` must not be an empty array; ${fix}`)
+  list.forEach((secret, index) => {
+    const name = Array.isArray(raw) ? `${option}[${index}]` : option
+    if (typeof secret !== 'string')
+      throw new ConfigurationError(`\`${name}\` must be a string; got ${describe(secret)}`)
+    // The value itself is never echoed: it is a secret even when it is a bad one.
+    if (secret.length < SECRET_MIN_LENGTH)
+      throw new ConfigurationError(`\`${name}\` is ${secret.length} characters long; ${fix}`)
+  })
+  return Object.freeze([...(list as string[])])
+}
+
+const PROTOCOLS: ReadonlySet<unknown> = new Set(['strategy', 'oauth2', 'oidc', 'email', 'webauthn'])
+const PROVIDER_ID = /^[a-z0-9][\w-]{0,63}$/i
+
+function resolveProviders(value: unknown): readonly Provider[] {
+  if (value === undefined) return Object.freeze([])
+  if (!Array.isArray(value)) throw new ConfigurationError(`\`providers\` must be an array; got ${describe(value)}`)
+  const seen = new Set<string>()
+  return Object.freeze(
+    value.map((provider: unknown, index) => {
+      const option = `providers[${index}]`
+      // Only the factories build what a provider needs to run; anything else would be listed by
+      // GET /providers and then answer 404.
+      if (!isProvider(provider)) {
+        throw new ConfigurationError(
+          `\`${option}\` must be made by passportStrategy(), oauth2(), oidc(), email() or passkey() (import them from 'express-auth-service'); got ${describe(provider)}`,
+        )
+      }
+      const { id, name, type } = provider
+      if (typeof id !== 'string' || !PROVIDER_ID.test(id))
+        throw new ConfigurationError(
+          `\`${option}.id\` must be URL-safe (letters, digits, '-' and '_'); got ${describe(id)}`,
+        )
+      if (seen.has(id))
+        throw new ConfigurationError(
+          `\`${option}.id\` ${JSON.stringify(id)} is used twice; give each provider its own id`,
+        )
+      if (type !== 'oauth' && type !== 'email' && type !== 'webauthn')
+        throw new ConfigurationError(`\`${option}.type\` must be 'oauth', 'email' or 'webauthn'; got ${describe(type)}`)
+      if (type === 'webauthn' && value.slice(0, index).some((other) => isProvider(other) && other.type === type))
+        throw new ConfigurationError(`\`${option}\` is a second passkey() provider; configure one`)
+      if ((id === 'email') !== (type === 'email'))
+        throw new ConfigurationError(
+          `\`${option}.id\` 'email' is reserved for the e-mail provider, which always has that id`,
+        )
+      seen.add(id)
+      return Object.freeze({ ...provider, name: typeof name === 'string' && name ? name : id })
+    }),
+  )
+}
+
+/** Made by a factory, which checked the rest: the provider union, kept from here on. */
+function isProvider(value: unknown): value is Provider {
+  return isRecord(value) && PROTOCOLS.has(value.protocol)
+}
+
+function resolveFunctions<T>(value: unknown, option: string, known: readonly string[]): Readonly<T> {
+  const object = optionalObject(value, option)
+  checkFunctions(object, known, `${option}.`)
+  return Object.freeze({ ...object }) as Readonly<T>
+}
+
+function resolvePages(value: unknown): Readonly<Pages> {
+  const pages = optionalObject(value, 'pages')
+  checkKeys(pages, ['signIn', 'signOut', 'error', 'verifyRequest'], 'pages.')
+  for (const [key, page] of Object.entries(pages)) {
+    if (typeof page !== 'string' || page.startsWith('//') || !(page.startsWith('/') || parseHttpUrl(page))) {
+      throw new ConfigurationError(
+        `\`pages.${key}\` must be a path such as '/login' or an absolute http(s) URL; got ${describe(page)}`,
+      )
+    }
+  }
+  return Object.freeze({ ...pages })
+}
+
+function resolveLogger(value: unknown) {
+  if (value === undefined) return defaultLogger
+  if (value === false || typeof value === 'function') return value as typeof defaultLogger | false
+  // winston's methods take (message, meta), the other way round: its entries would come out garbled.
+  if (isRecord(value) && 'transports' in value)
+    throw new ConfigurationError(
+      '`logger` got a winston logger, whose methods take (message, meta): write `logger: (e) => winston.log(e)`',
+    )
+  if (isLevelLogger(value)) return levelLogger(value)
+  throw new ConfigurationError(
+    `\`logger\` must be a function receiving each log entry, a logger with pino's methods (error, warn, info, debug), or false; got ${describe(value)}`,
+  )
+}
+
+function resolveClient(value: unknown): '{}' | 'null' {
+  if (value === undefined || value === 'v4') return '{}'
+  if (value === 'v5') return 'null'
+  throw new ConfigurationError(
+    `\`nextAuthClient\` must be 'v4' (also right for the v3 client) or 'v5'; got ${describe(value)}`,
+  )
+}

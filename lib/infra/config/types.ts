@@ -1,0 +1,299 @@
+import type { Translation } from '../pages/languages'
+import type { LevelLogger, Logger } from '../logger'
+import type { Provider } from './providers'
+import type { RedisClient } from '../store/redis'
+import type { ExpressSessionStore } from '../store/express-session-store'
+import type { RedirectCallbackParams } from '../urls/callback-url'
+
+export type { RedirectCallbackParams }
+
+/** The user as the session and the client see it. */
+export interface SessionUser {
+  name?: string | null
+  email?: string | null
+  image?: string | null
+}
+
+/** The client-safe session object returned by `GET /session` and `getSession(req)`. */
+export interface Session {
+  user?: SessionUser
+  expires: string
+  [field: string]: unknown
+}
+
+/** What the server keeps for one session (inside the sealed cookie, or in the store). */
+export interface SessionRecord {
+  /** `{provider}:{account id}`, `email:{address}`, or the id the app's signIn callback chose. */
+  userId: string
+  user: SessionUser
+  /** Server-side data the app keeps with the session (for example a provider's tokens). */
+  data?: Record<string, unknown>
+  /** Seconds since the epoch: when the user signed in. The session never outlives `maxLifetime` after it. */
+  createdAt: number
+  /** Seconds since the epoch: when this session was last issued or renewed. */
+  issuedAt: number
+  /** Seconds since the epoch: when re-issued for the same sign-in (`others=true`); revocations count from it. */
+  reissuedAt?: number
+  /** Seconds since the epoch: when it ends unless renewed. */
+  expiresAt: number
+  /** The id of the provider the user signed in with (`'github'`, `'email'`); absent in sessions sealed before it was recorded. */
+  provider?: string
+  /**
+   * Where the provider's tokens of this session are kept (lib/features/provider-tokens/): a reference to them in Redis,
+   * or them sealed under their own key. Never shown to the app's callbacks or the client.
+   */
+  tokens?: string
+  /** The provider's tokens could not be refreshed for good: the client session says `error: 'RefreshAccessTokenError'`. */
+  tokenError?: true
+}
+
+/**
+ * The app's own view of a session (`getSessionRecord(req)`, `res.locals.sessionRecord`): the whole
+ * server-side record, frozen. It is never sent to the client; send what you choose of it yourself.
+ */
+export interface SessionRecordView {
+  /** The user's id, as `SessionRecord.userId`: the key for the app's own database. */
+  readonly userId: string
+  readonly user: Readonly<SessionUser>
+  /** The server-side data kept with the session (the signIn callback's `data`), or null. Deeply frozen. */
+  readonly data: Readonly<Record<string, unknown>> | null
+  /** The id of the provider the user signed in with, or null for a session sealed before it was recorded. */
+  readonly provider: string | null
+  /** When the user signed in. */
+  readonly signedInAt: Date
+  /** When the session ends unless renewed. */
+  readonly expires: Date
+  /** Seconds since the epoch (the package's convention for times, docs/options.md): `signedInAt`. */
+  readonly createdAt: number
+  /** Seconds since the epoch: when this session was last issued or renewed (`renewedAt` in `listSessions`). */
+  readonly issuedAt: number
+  /** Seconds since the epoch: `expires`. */
+  readonly expiresAt: number
+  /**
+   * This session's handle, the one `listSessions(userId)` gives it (database sessions): the current
+   * device in that list. Null for cookie sessions, which cannot be listed.
+   */
+  readonly handle: string | null
+}
+
+export interface SessionCallbackParams {
+  /** The default client-safe object: `{ user: { name, email, image }, expires }`. */
+  session: Session
+  record: Readonly<SessionRecord>
+  trigger: 'get' | 'update'
+  /** With trigger 'update': the `data` the client sent to `POST /session`. */
+  newData?: unknown
+}
+
+export interface Callbacks {
+  /** Shapes the client-safe session object. Whatever it returns is what the client sees. */
+  session?: (params: SessionCallbackParams) => Session | Promise<Session>
+  /** Sees every redirect target last; its answer is validated like any other target. */
+  redirect?: (params: RedirectCallbackParams) => string | Promise<string>
+  /**
+   * Decides what `POST /session` keeps: receives the record and the client's `data`, returns the
+   * new server-side `data` (or undefined to keep it as it is). Client data is never kept otherwise.
+   */
+  update?: (params: {
+    record: Readonly<SessionRecord>
+    newData: unknown
+  }) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>
+  /** Called at sign-in (OAuth and e-mail providers). */
+  signIn?: (params: SignInCallbackParams) => SignInResult | Promise<SignInResult>
+}
+
+export interface SignInCallbackParams {
+  user: SessionUser & { id: string }
+  account: {
+    provider: string
+    type: 'oauth' | 'email' | 'webauthn'
+    providerAccountId: string
+    [field: string]: unknown
+  }
+  profile?: Record<string, unknown>
+  /** E-mail sign-in: `verificationRequest` is true when the link is asked for, absent when it is used. */
+  email?: { verificationRequest: boolean }
+}
+
+/** true: go on; false: AccessDenied; a string: redirect there; an object: go on with this id/data. */
+export type SignInResult = boolean | string | { userId?: string; data?: Record<string, unknown> }
+
+/** The keys `events` takes. */
+export const EVENT_NAMES = [
+  'signIn',
+  'signOut',
+  'session',
+  'backchannelLogout',
+  'tokenRefreshed',
+  'tokenRefreshFailed',
+  'passkeyCloned',
+  'passkeyAdded',
+] as const
+
+export interface Events {
+  signIn?: (message: { record: Readonly<SessionRecord> }) => void | Promise<void>
+  signOut?: (message: { record: Readonly<SessionRecord> | null }) => void | Promise<void>
+  session?: (message: { session: Session; record: Readonly<SessionRecord> }) => void | Promise<void>
+  /**
+   * A passkey answered with a signature counter that did not go up: the authenticator may have been
+   * cloned. The sign-in was refused; the passkey is kept (the app decides: delete it, tell the user).
+   */
+  passkeyCloned?: (message: {
+    userId: string
+    passkeyId: string
+    storedCounter: number
+    receivedCounter: number
+  }) => void | Promise<void>
+  /**
+   * A passkey was added: by a signed-in user (who signed in within `passkey({ registrationMaxAge })`),
+   * or by a visitor's passkey-first sign-up. `handle`: the `listSessions` handle of the session that
+   * added it (database sessions); null for cookie sessions and for a sign-up, whose session comes
+   * after its passkey. Never the key itself. Tell the user ("a passkey was added to your account"):
+   * a passkey outlives sign-out everywhere.
+   */
+  passkeyAdded?: (message: { userId: string; passkeyId: string; handle: string | null }) => void | Promise<void>
+  /**
+   * An OpenID Connect provider's back-channel logout ended sessions of these users: the database
+   * sessions its session (`sid`) signed in, or every session of the users its subject signed in (and
+   * of cookie sessions); none when it had signed in nobody we know. `sessions`: how many ended, when
+   * each ended on its own; null when some user's every session ended at once.
+   */
+  backchannelLogout?: (message: {
+    provider: string
+    userIds: readonly string[]
+    sessions: number | null
+  }) => void | Promise<void>
+  /** `getAccessToken` refreshed a provider's tokens (never the tokens themselves). */
+  tokenRefreshed?: (message: TokenRefreshMessage) => void | Promise<void>
+  /** A refresh failed for good (`invalid_grant`, revoked consent): `getAccessToken` rejects with RefreshAccessTokenError. */
+  tokenRefreshFailed?: (message: TokenRefreshMessage & { reason: string }) => void | Promise<void>
+}
+
+/** What the token events say: whose tokens, of which provider, and until when the new access token is valid. */
+export interface TokenRefreshMessage {
+  userId: string
+  provider: string
+  /** Seconds since the epoch; null when the provider gave no expiry (or for a failure). */
+  expiresAt: number | null
+}
+
+export interface Pages {
+  signIn?: string
+  signOut?: string
+  error?: string
+  verifyRequest?: string
+}
+
+export interface CookieOverride {
+  name?: string
+  options?: {
+    domain?: string
+    path?: string
+    sameSite?: 'lax' | 'strict' | 'none'
+    secure?: boolean
+  }
+}
+
+export interface CookieOverrides {
+  sessionToken?: CookieOverride
+  csrfToken?: CookieOverride
+  flow?: CookieOverride
+  /** The passkey ceremony's challenge cookie (`passkey()`). */
+  webauthnChallenge?: CookieOverride
+}
+
+export interface SessionOptions {
+  /**
+   * 'cookie' (default): the whole session, sealed, in the cookie. 'database': a random token in the
+   * cookie and the session in `store` (or in Redis, with `redis` set). See docs/session-stores.md.
+   */
+  strategy?: 'cookie' | 'database'
+  /** With strategy 'database': any express-session compatible store. Default: `redisSessionStore(redis)`. */
+  store?: ExpressSessionStore
+  /**
+   * Seconds another instance may take to see that a user's sessions were revoked (sign-out
+   * everywhere, `revokeSessions`) when Redis cannot tell it at once: how long each process keeps a
+   * user's revocation time for when its tracking connection cannot vouch for it (off: Redis before
+   * 6, an ACL without CLIENT; or not fresh). With tracking on, a revocation is seen as soon as Redis
+   * announces it. Default 10; 0 reads Redis on every session read (and tracks no revocation time).
+   */
+  revocationDelay?: number
+  /** Seconds a session lasts without activity. Default 30 days. */
+  maxAge?: number
+  /** Seconds after which an active session is renewed. Default 24 hours. */
+  updateAge?: number
+  /** Seconds after sign-in when a session ends, however often it was renewed. Default 30 days (or maxAge, if longer). */
+  maxLifetime?: number
+}
+
+export interface AuthOptions {
+  /** The absolute service URL including the base path. Else SERVICE_AUTH_URL. */
+  url?: string
+  /** 32 characters or more; an array rotates secrets (the first seals, all open). Else SERVICE_AUTH_SECRET. */
+  secret?: string | readonly string[]
+  /** Made by `passportStrategy()`, `oauth2()`, `oidc()` or `email()`. */
+  providers?: readonly Provider[]
+  session?: SessionOptions
+  callbacks?: Callbacks
+  events?: Events
+  pages?: Pages
+  cookies?: CookieOverrides
+  /** Origins (besides the service's own) that callbackUrl may point to. */
+  trustedOrigins?: readonly string[]
+  /**
+   * Origins the built-in pages' forms may also reach, redirects included (their CSP `form-action`):
+   * where an identity provider hands the login on to another host (a broker such as Auth0 or
+   * Keycloak with an upstream provider, a federated login). Default none.
+   */
+  formActionOrigins?: readonly string[]
+  /** Without `url`: build URLs from the Host / X-Forwarded-* headers (only behind a trusted proxy). */
+  trustHost?: boolean
+  /** A function given every log entry, a pino logger (`pino()`: any logger with its four methods), or false for silence. Default: one line per warning or error on stderr. */
+  logger?: Logger | LevelLogger | false
+  /** 'v5' makes `GET /session` answer null instead of {} (the NextAuth v5 client's convention). */
+  nextAuthClient?: 'v4' | 'v5'
+  /** Largest accepted POST body in bytes. Default 65536. */
+  bodyLimit?: number
+  /** Milliseconds a POST body may take to arrive (then 408). Default 10000. */
+  bodyTimeout?: number
+  /** Milliseconds any request to a provider (discovery, keys, token, userinfo) may take. Default 10000. */
+  providerTimeout?: number
+  /**
+   * An ioredis client (or Cluster client) that the app creates and owns. With it, e-mail tokens, rate
+   * limits, revocations and (strategy 'database') sessions live in Redis, shared by every instance.
+   */
+  redis?: RedisClient
+  /** Prepended to every Redis key the package writes. Default 'auth:'. */
+  redisKeyPrefix?: string
+  /** Milliseconds any Redis command (or `session.store` call) may take before the request gets a 503. Default 1000. */
+  storeTimeout?: number
+  /**
+   * Sign-in requests (`POST /signin/*`, `GET`/`POST /callback/*`) each client IP (`req.ip`, as the
+   * app's `trust proxy` gives it) may make per window; beyond it, 429 with Retry-After. Counted in
+   * Redis when `redis` is set. Default 60 per 60 seconds.
+   */
+  requestRateLimit?: { limit?: number; windowSeconds?: number }
+  /**
+   * Translations of the built-in pages and the sign-in mail by language tag (`{ de }`, the German
+   * that ships with the package, or your own), each merged over English.
+   */
+  languages?: Readonly<Record<string, Translation>>
+  /** One language for every request ('en' or a key of `languages`). Default: by Accept-Language. */
+  language?: string
+  /** Allows `cookies.*.options.secure: false` on an https service. Never in production. */
+  dangerouslyAllowInsecureCookies?: boolean
+  /** The built-in pages' look, as NextAuth's `theme`: colour scheme, brand colour, logo, button text colour. */
+  theme?: Theme
+}
+
+/** NextAuth's `theme` option for the built-in pages (docs/options.md, "Pages and theme"). */
+export interface Theme {
+  /** 'auto' (default): the reader's `prefers-color-scheme`; 'light' or 'dark': always that one. */
+  colorScheme?: 'auto' | 'light' | 'dark'
+  /** A CSS colour (`'#346df1'`) for the pages' own buttons and the card's top edge. */
+  brandColor?: string
+  /** An image above the card: an https URL, or a path on this site (`'/logo.svg'`). */
+  logo?: string
+  /** A CSS colour for the text on the pages' own buttons (those `brandColor` colours). */
+  buttonText?: string
+}
