@@ -6,12 +6,9 @@ import type { BaseUrl } from './infra/urls/base-url'
 import { keyRing } from './infra/crypto/keys'
 import { createCsrf } from './infra/csrf'
 import { ConfigurationError } from './infra/errors'
-import { userForLog } from './infra/logger'
-import { createCsrfHelpers, createHelpers, type AuthHelpers } from './core/helpers'
-import { addressHash, createEmailRuntime } from './features/email/runtime'
-import { createOAuthRegistry } from './features/oauth/registry'
-import { createPasskeyHelpers, type PasskeyHelpers } from './features/passkey/manage'
-import { createPasskeyRuntime } from './features/passkey/runtime'
+import type { UserForLog } from './infra/logger'
+import { createCsrfHelpers, createHelpers, type CoreHelpers } from './core/helpers'
+import type { Feature, FeatureEnv } from './core/feature'
 import type { ProviderInfo } from './infra/config/providers'
 import { createRouter } from './core/router'
 import type { Services } from './core/services'
@@ -23,7 +20,6 @@ import { REPLY_CACHE_LIMITS } from './core/session/reply-cache'
 import type { SessionStore } from './core/session/record-store'
 import { guarded } from './infra/store/guarded'
 import { storeHealth } from './infra/store/health'
-import { memoryLogoutIndex, redisLogoutIndex } from './features/oidc-logout/logout-index'
 import { memoryState } from './infra/store/memory'
 import { redisRunner, type RedisRunner } from './infra/store/redis'
 import { redisSessionStore } from './infra/store/connect-redis'
@@ -32,11 +28,15 @@ import { trackedRecords } from './infra/store/redis/records'
 import { clusterTracking } from './infra/store/redis/cluster-tracking'
 import { redisTracking, type TrackedReads } from './infra/store/redis/tracking'
 import type { ServerState } from './infra/store/types'
-import { providerTokens } from './features/provider-tokens'
 import { withTokenCleanup } from './features/provider-tokens/cleanup'
+import type { ProviderTokensFeature } from './features/provider-tokens'
 import { providerUrls } from './infra/urls/provider-urls'
+import { FEATURES, type FeatureHelpers } from './features'
 
-export type AuthRouter = Router & AuthHelpers & DeviceHelpers & PasskeyHelpers & StartupHelpers
+/** The core's helpers and the features' (lib/features.ts). */
+export type AuthHelpers = CoreHelpers & Pick<FeatureHelpers, 'getAccessToken'>
+
+export type AuthRouter = Router & AuthHelpers & DeviceHelpers & FeatureHelpers & StartupHelpers
 
 export interface StartupHelpers {
   /**
@@ -53,8 +53,8 @@ const CLIENT_LOG_ENTRIES_PER_MINUTE = 30
 
 /**
  * The Router factory: `app.use('/api/auth', auth(options))`. Everything that can be done once is
- * done here (options checked, keys derived, stores and providers built), so that the router's
- * closures only do per-request work.
+ * done here (options checked, keys derived, stores built, the features of lib/features.ts built in
+ * their order), so that the router's closures only do per-request work.
  */
 export function auth(options?: AuthOptions): AuthRouter {
   // Express calls a middleware with (req, res, next): that is `app.use(auth)` without the call.
@@ -68,28 +68,25 @@ export function auth(options?: AuthOptions): AuthRouter {
   const config = resolveConfig(options)
   const server = serverState(config)
   const { state, redis, tracked } = server
-  const oauth = createOAuthRegistry(config.providers, config.log, config.providerTimeout)
-  const tokens = providerTokens({
-    secrets: config.secrets,
+  const store = sessionStore(config, server)
+  const handles = keyRing(config.secrets, 'session-handle')
+  let svc: Services | undefined
+  const env: FeatureEnv = {
+    config,
+    log: config.log,
+    state,
     redis,
     tracked,
-    registry: oauth,
-    providers: config.providers,
-    log: config.log,
-    providerTimeout: config.providerTimeout,
-    maxAge: config.session.maxAge,
-    maxLifetime: config.session.maxLifetime,
-    events: config.events,
-  })
+    keys: (purpose) => keyRing(config.secrets, purpose),
+    sessionHandle: handleOfToken(store, handles),
+    services: () => svc!,
+  }
+  const features = buildFeatures(env)
   // Every end of a session ends its provider tokens in Redis too.
-  const sessions = tokens.vault
-    ? withTokenCleanup(sessionStore(config, server), tokens.vault)
-    : sessionStore(config, server)
-  const email = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
-  const handles = keyRing(config.secrets, 'session-handle')
-  const handleOf = handleOfToken(sessions, handles)
-  const passkey = createPasskeyRuntime(config.providers, config.secrets, config.log, redis, config.base, handleOf)
-  const svc: Services = Object.freeze({
+  const vault = (features.find((feature) => feature.name === 'provider-tokens') as ProviderTokensFeature | undefined)
+    ?.tokens.vault
+  const sessions = vault ? withTokenCleanup(store, vault) : store
+  svc = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
     sessions: createSessionManager(sessions, config.session, state.revocations, {
@@ -98,27 +95,51 @@ export function auth(options?: AuthOptions): AuthRouter {
       perRequest: Boolean(config.callbacks.session || config.events.session),
     }),
     log: config.log,
-    userForLog: userForLog(email && { id: email.provider.id, hash: (address) => addressHash(email, address) }),
+    userForLog: userForLogOf(features),
     providersJson: providersJsonFor(config.providers),
-    oauth,
-    tokens,
-    email,
-    passkey,
     clientLogLimiter: state.limiter('client-log', CLIENT_LOG_ENTRIES_PER_MINUTE, 60),
     languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
     endSession: endSessionOf(sessions),
-    logoutIndex: redis ? redisLogoutIndex(redis) : memoryLogoutIndex(),
-    logoutKeys: keyRing(config.secrets, 'logout-hint'),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),
       state: keyRing(config.secrets, 'oauth-state'),
     }),
+    features,
   })
   const devices = createDevices(sessions, handles, state.revocations, config.session.maxLifetime)
-  const startup: StartupHelpers = { ready: () => oauth.ready() }
-  const helpers = { ...createHelpers(svc, handleOf), ...createCsrfHelpers(svc), ...startup }
-  return Object.assign(createRouter(svc), helpers, devices, createPasskeyHelpers(passkey))
+  const startup: StartupHelpers = {
+    ready: () => Promise.all(features.map((feature) => feature.ready?.())).then(() => undefined),
+  }
+  const helpers = { ...createHelpers(svc, env.sessionHandle), ...createCsrfHelpers(svc), ...startup }
+  const added = Object.assign({}, ...features.map((feature) => feature.helpers ?? {})) as FeatureHelpers
+  return Object.assign(createRouter(svc, features), helpers, devices, added)
+}
+
+/** The features of lib/features.ts, built in order, each with the features it requires. */
+function buildFeatures(env: FeatureEnv): Feature[] {
+  const built = new Map<string, Feature>()
+  for (const definition of FEATURES) {
+    const required = new Map((definition.requires ?? []).map((name) => [name, built.get(name)!]))
+    built.set(definition.name, definition.build(env, required))
+  }
+  return [...built.values()]
+}
+
+/**
+ * How log entries name a user: by user id, unless a feature names its own users otherwise (an
+ * e-mail sign-in's address only by its keyed hash): logs never hold an address.
+ */
+function userForLogOf(features: readonly Feature[]): UserForLog {
+  const namers = features.flatMap((feature) => (feature.userForLog ? [feature.userForLog] : []))
+  return (userId) => {
+    if (userId === undefined) return {}
+    for (const namer of namers) {
+      const named = namer(userId)
+      if (named !== null) return named
+    }
+    return { userId }
+  }
 }
 
 /** Database sessions one by one (back-channel logout by the provider's `sid`); null for cookie sessions. */

@@ -1,7 +1,7 @@
 /** The public surface of express-auth-service. No logic lives here. */
-export { auth, type AuthRouter } from './auth'
+export { auth, type AuthHelpers, type AuthRouter } from './auth'
 // AuthLocals types `res.locals.session` and `res.locals.sessionRecord`: `res: Response<unknown, AuthLocals>`.
-export type { AuthHelpers, AuthLocals, RequireAuthOptions, SignedInLocals } from './core/helpers'
+export type { AuthLocals, RequireAuthOptions, SignedInLocals } from './core/helpers'
 export type { DeviceHelpers, DeviceSession } from './core/session/devices'
 export {
   oauth2,
@@ -51,7 +51,7 @@ export type {
   Theme,
   TokenRefreshMessage,
 } from './infra/config/types'
-export type { AccessToken, GetAccessTokenOptions } from './features/provider-tokens'
+export type { AccessToken, GetAccessTokenOptions } from './features/provider-tokens/runtime'
 export { AuthError, ConfigurationError, type AuthErrorCode } from './infra/errors'
 export { de } from './infra/pages/de'
 export type { Messages } from './infra/pages/messages'

@@ -1,3 +1,4 @@
+import { AuthError } from '../infra/errors'
 import { sendJson, sendRedirect } from '../infra/http/reply'
 import type { Context } from './context'
 
@@ -5,6 +6,11 @@ import type { Context } from './context'
 export type CsrfFailure = (ctx: Context) => Promise<void>
 
 export const invalidCsrf = {
+  /** The error MissingCSRF (its page, or `{"url"}` in JSON mode): a route exempt from the token refusing another site. */
+  missing: async (_ctx: Context): Promise<void> => {
+    throw new AuthError('MissingCSRF', 'a POST from another site was refused')
+  },
+
   /** `POST /session`: 400 {}. */
   badRequest: async (ctx: Context) => sendJson(ctx.res, 400, '{}', true),
 

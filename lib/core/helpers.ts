@@ -1,15 +1,13 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session, SessionRecord, SessionRecordView } from '../infra/config/types'
 import { crossSiteRefused } from '../infra/csrf/origin'
-import { serviceFor } from '../infra/http/base'
 import { readChunked } from '../infra/http/chunked-cookie'
 import { readCookies, setCookie } from '../infra/http/cookies'
 import { AuthError, ConfigurationError, isAuthError } from '../infra/errors'
 import { errorAnswer, sendError } from '../infra/http/error-response'
 import { NO_STORE, sendJson, sendRedirect } from '../infra/http/reply'
 import type { Services } from './services'
-import type { SessionCookie } from './session/manager'
-import type { AccessToken, GetAccessTokenOptions } from '../features/provider-tokens'
+import { readRequestSession, serviceOf, type RequestSession } from './request-session'
 import { toRecordView } from './session/record'
 import { clientSession } from './session/shape'
 import { checkKeys, describe } from '../infra/util/options'
@@ -48,8 +46,8 @@ export interface RequireAuthOptions {
   unauthenticated?: 'redirect' | 'status'
 }
 
-/** The host app's helpers, carried by the router `auth()` returns. */
-export interface AuthHelpers {
+/** The core's helpers for the host app, carried by the router `auth()` returns (the features add theirs: lib/features.ts). */
+export interface CoreHelpers {
   /**
    * The signed-in user's session object (as `GET /session` shows it), or null. Rejects with a
    * `ServiceUnavailable` AuthError when the session store (Redis) does not answer.
@@ -96,45 +94,18 @@ export interface AuthHelpers {
    * trusted) is false, as the service's own POSTs refuse it.
    */
   verifyCsrfToken(req: Request, submitted: unknown): boolean
-  /**
-   * A valid access token of the signed-in user at `providerId` (a provider with `tokens: true`):
-   * `{ accessToken, expiresAt, tokenType, scope }`, refreshed first when it expires within
-   * `minValidity` seconds (default 60) or with `refresh: 'force'`; one refresh however many requests
-   * and instances ask. Null when nobody is signed in or the session holds no tokens of that provider.
-   * Rejects with a `RefreshAccessTokenError` AuthError when the provider refused the refresh for good
-   * (the session then says `error: 'RefreshAccessTokenError'`), `ServiceUnavailable` when Redis or
-   * the provider does not answer. Call it before the response is sent: without Redis the refreshed
-   * tokens travel in the session cookie.
-   */
-  getAccessToken(req: Request, providerId: string, options?: GetAccessTokenOptions): Promise<AccessToken | null>
 }
 
 /** `handleOf`: the `listSessions` handle of the session a cookie's token names (lib/core/session/devices.ts). */
 export function createHelpers(
   svc: Services,
   handleOf: (token: string) => string | null,
-): Omit<AuthHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
+): Omit<CoreHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
   const { config } = svc
 
-  /** The request's service URL and cookies; null for a Host that is not one (trustHost only). */
-  function serviceOf(req: Request): ReturnType<typeof serviceFor> | null {
-    try {
-      return serviceFor(config, req)
-    } catch {
-      return null
-    }
-  }
+  const readSession = (req: Request) => readRequestSession(svc, req)
 
-  async function readSession(req: Request): Promise<{ record: SessionRecord; cookie: SessionCookie } | null> {
-    const service = serviceOf(req)
-    if (service === null) return null
-    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res: undefined }
-    if (!svc.sessions.present(cookie)) return null
-    const record = await svc.sessions.read(cookie)
-    return record ? { record, cookie } : null
-  }
-
-  function recordView({ record, cookie }: { record: SessionRecord; cookie: SessionCookie }): SessionRecordView {
+  function recordView({ record, cookie }: RequestSession): SessionRecordView {
     const token = readChunked(cookie.cookies, cookie.def.name)
     return toRecordView(record, token === null ? null : handleOf(token))
   }
@@ -151,7 +122,7 @@ export function createHelpers(
 
   /** Never rejects: every outcome is an answer, or `next` (with the app's own error, if any). */
   async function guard(req: Request, res: Response, next: NextFunction, answer: Answer): Promise<void> {
-    let found: { record: SessionRecord; cookie: SessionCookie } | null
+    let found: RequestSession | null
     let session: Session | null
     try {
       found = await readSession(req)
@@ -168,7 +139,7 @@ export function createHelpers(
       res.locals.sessionRecord = recordView(found)
       return next()
     }
-    const service = serviceOf(req)
+    const service = serviceOf(svc, req)
     if (service === null) {
       return sendError(req, res, new AuthError('InvalidHost', 'the Host header is not a host name'), {
         messages: errorAnswer(svc.languages, config.base?.href, req, res, config.theme).messages,
@@ -197,58 +168,16 @@ export function createHelpers(
     svc.log('info', 'signout.everywhere', 'every session of a user was revoked by the app', svc.userForLog(userId))
   }
 
-  const getAccessToken = accessTokenHelper(svc, serviceOf)
-
   // One handler for every route: requireAuth's type parameters only describe what the route's handlers see.
-  const helpers = { getSession, getSessionRecord, requireAuth, revokeSessions, getAccessToken }
-  return Object.freeze(helpers as typeof helpers & Pick<AuthHelpers, 'requireAuth'>)
-}
-
-const LATE_SAVE = 'getAccessToken ran after the response was sent: the session cookie keeps the old tokens'
-
-/** getAccessToken(req, providerId, options): the request's session, and its cookie to save a changed one. */
-function accessTokenHelper(svc: Services, serviceOf: (req: Request) => ReturnType<typeof serviceFor> | null) {
-  const { config } = svc
-  return async function getAccessToken(req: Request, providerId: string, options?: GetAccessTokenOptions) {
-    if (typeof providerId !== 'string') throw new TypeError('getAccessToken(req, providerId): providerId is a string')
-    svc.tokens.checkProvider(providerId)
-    const service = serviceOf(req)
-    if (service === null) return null
-    const res = req.res && !req.res.headersSent ? req.res : undefined
-    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res }
-    if (!svc.sessions.present(cookie)) return null
-    const record = await svc.sessions.read(cookie)
-    if (!record) return null
-    const cookieSession = config.session.strategy === 'cookie'
-    // Read at each step: the headers may go while the provider answers (no Set-Cookie then).
-    const live = () => (res && !res.headersSent ? res : undefined)
-    const save = async (changed: SessionRecord) => {
-      if (!live() && cookieSession) svc.log('warn', 'tokens.warning', LATE_SAVE)
-      await svc.sessions.save({ ...cookie, res: live() }, changed)
-    }
-    const session = {
-      record,
-      save,
-      get late() {
-        return cookieSession && !live()
-      },
-    }
-    return svc.tokens.getAccessToken(session, providerId, options)
-  }
+  const helpers = { getSession, getSessionRecord, requireAuth, revokeSessions }
+  return Object.freeze(helpers as typeof helpers & Pick<CoreHelpers, 'requireAuth'>)
 }
 
 /** The CSRF helpers: the app's own forms carry the service's token (signed double-submit, lib/csrf). */
-export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
-  const serviceOf = (req: Request) => {
-    try {
-      return serviceFor(svc.config, req)
-    } catch {
-      return null
-    }
-  }
+export function createCsrfHelpers(svc: Services): Pick<CoreHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
   return Object.freeze({
     getCsrfToken(req: Request, res: Response): string | null {
-      const def = serviceOf(req)?.cookieSet.csrfToken ?? null
+      const def = serviceOf(svc, req)?.cookieSet.csrfToken ?? null
       if (def === null) return null
       // The token goes into the page (and maybe its pair into a Set-Cookie): no cache may keep it.
       if (!res.headersSent) res.setHeader('Cache-Control', NO_STORE)
@@ -259,7 +188,7 @@ export function createCsrfHelpers(svc: Services): Pick<AuthHelpers, 'getCsrfToke
       return issued.token
     },
     verifyCsrfToken(req: Request, submitted: unknown): boolean {
-      const service = serviceOf(req)
+      const service = serviceOf(svc, req)
       if (service === null) return false
       // The origin check the service's own POSTs pass (lib/infra/csrf/origin.ts), behind the token.
       if (crossSiteRefused(req.headers, service.base.origin, svc.config.trustedOrigins)) return false

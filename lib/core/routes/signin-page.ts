@@ -2,20 +2,21 @@ import { safeCallbackUrl } from '../../infra/urls/callback-url'
 import { sendRedirect } from '../../infra/http/reply'
 import { renderPage } from '../../infra/http/page-response'
 import type { Context } from '../context'
+import type { SignInPageParts } from '../feature'
 import { formActionOrigins } from '../sign-in/form-action'
-import { takeTypedAddress } from '../../features/email/typed-address'
 import { providerUrls } from '../../infra/urls/provider-urls'
 
 /**
  * GET /signin: the built-in sign-in page (or the app's own, `pages.signIn`, with the query carried
- * over). It only displays: no session changes. It sets the CSRF cookie its forms need.
+ * over). It only displays: no session changes. It sets the CSRF cookie its forms need. The features
+ * add their parts (lib/core/feature.ts `signInPage`).
  */
 export async function signInPage(ctx: Context): Promise<void> {
-  const { config, passkey } = ctx.svc
+  const { config, features } = ctx.svc
   if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
   const error = ctx.query.get('error') ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
-  const { email: emailRuntime } = ctx.svc
-  const typed = emailRuntime ? takeTypedAddress(ctx, emailRuntime.keys.typed, error === 'EmailSignin') : undefined
+  const parts: SignInPageParts = Object.assign({}, ...features.map((feature) => feature.signInPage?.(ctx, error)))
+  const { email: typed, ...more } = parts
   const email = typed ?? ctx.query.get('email')
   renderPage(
     ctx.res,
@@ -33,13 +34,8 @@ export async function signInPage(ctx: Context): Promise<void> {
       })),
       ...(error === undefined ? {} : { error }),
       ...(email ? { email } : {}),
-      ...(passkey && {
-        passkey: {
-          optionsUrl: ctx.serviceUrl(`/webauthn-options/${passkey.provider.id}`),
-          callbackUrl: providerUrls(ctx.base, passkey.provider.id).callbackUrl,
-        },
-      }),
+      ...more,
     },
-    { formAction: await formActionOrigins(ctx, true), messages: ctx.messages(), theme: ctx.svc.config.theme },
+    { formAction: await formActionOrigins(ctx, 'signin'), messages: ctx.messages(), theme: ctx.svc.config.theme },
   )
 }

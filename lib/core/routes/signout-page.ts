@@ -17,6 +17,6 @@ export async function signOutPage(ctx: Context): Promise<void> {
       csrfToken: ctx.csrfToken(),
       callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
     },
-    { formAction: await formActionOrigins(ctx, false, true), messages: ctx.messages(), theme: ctx.svc.config.theme },
+    { formAction: await formActionOrigins(ctx, 'signout'), messages: ctx.messages(), theme: ctx.svc.config.theme },
   )
 }

@@ -1,14 +1,14 @@
 import type { Context } from '../context'
 import { AuthError, undefinedIfUnavailable } from '../../infra/errors'
-import { providerLogoutUrl } from '../../features/oidc-logout/provider-logout'
+import type { SessionRecord } from '../../infra/config/types'
 
 /**
  * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its
  * cookie, then redirects to the validated callbackUrl. With `everywhere=true` in the body, every
  * session of the signed-in user ends too. With `others=true`, every session of the user ends but
- * this one, which stays signed in (manager.revokeOthers). No GET ever signs out. A session signed in
- * with an oidc() provider with `logout: 'provider'` ends here first, then the browser is sent to the
- * provider's end-session endpoint (lib/features/oidc-logout/provider-logout.ts) instead of the callbackUrl.
+ * this one, which stays signed in (manager.revokeOthers). No GET ever signs out. Once ours has
+ * ended, a feature may send the browser on (lib/core/feature.ts `afterSignOut`: a provider's own
+ * sign-out, lib/features/oidc-logout/) instead of to the callbackUrl.
  *
  * When the store does not answer, the cookie is cleared all the same (this browser is signed out)
  * and the answer is a 503: the session may live on in the store until it expires. Only a sign-out
@@ -40,9 +40,8 @@ export async function signOut(ctx: Context): Promise<void> {
     }
     svc.log('info', 'signout', 'signed out', svc.userForLog(record?.userId))
     await ctx.emit('signOut', svc.config.events.signOut, { record: record ?? null })
-    // Ours has ended; with `logout: 'provider'` the browser goes on to sign out at the provider too.
     const target = await ctx.callbackTarget()
-    return ctx.redirect((await providerLogoutUrl(ctx, record ?? null, target)) ?? target)
+    return ctx.redirect((await nextStop(ctx, record ?? null, target)) ?? target)
   }
   ctx.redirect(await ctx.callbackTarget())
 }
@@ -60,6 +59,16 @@ async function signOutOthers(ctx: Context): Promise<void> {
     svc.log('info', 'signout.others', 'signed out of every other session', svc.userForLog(record.userId))
   }
   ctx.redirect(await ctx.callbackTarget())
+}
+
+/** Where the first feature that has one sends the browser after our sign-out; every feature is asked (each clears what it set). */
+async function nextStop(ctx: Context, record: SessionRecord | null, target: string): Promise<string | null> {
+  let next: string | null = null
+  for (const { afterSignOut } of ctx.svc.features) {
+    const url = afterSignOut ? await afterSignOut(ctx, record, target) : null
+    next ??= url
+  }
+  return next
 }
 
 /** A flag of the body: 'true' or true; absent, 'false' or false is off; anything else is refused. */

@@ -1,4 +1,5 @@
 import type { Context } from '../context'
+import type { SignInEvent, SignInHooks } from '../feature'
 import { setCookie } from '../../infra/http/cookies'
 import { safeCallbackUrl } from '../../infra/urls/callback-url'
 import { askSignIn, type SignInQuestion } from './decide'
@@ -7,10 +8,8 @@ import { rebindFlows } from './flow'
 export interface SignInInput extends SignInQuestion {
   /** Already validated. */
   callbackUrl: string
-  /** The OAuth flow that ends here (its cookie is already cleared). */
+  /** The flow that ends here (its cookie is already cleared). */
   flowId?: string
-  /** Runs once the user id is decided, before the session is made (back-channel logout remembers it). */
-  beforeSession?: (userId: string) => Promise<void>
   /** The user id unless the signIn callback chooses one; default `{provider}:{user.id}`. */
   userId?: string
   /**
@@ -18,21 +17,25 @@ export interface SignInInput extends SignInQuestion {
    * gets (a passkey sign-up keeps its passkey here); false refuses the sign-in (CredentialsSignin).
    */
   prepare?: (userId: string) => Promise<boolean>
-  /**
-   * Runs once the store keeps the new session, before its cookie is set, with the store's id of it
-   * (null for cookie sessions); if it fails, the session is removed and the sign-in fails.
-   */
-  sessionStored?: (userId: string, sid: string | null) => Promise<void>
 }
 
 /**
- * The end of every sign-in, whatever the provider: the app's signIn callback decides; then a new
- * session, a new CSRF token (the other tabs' flows re-bound to it), the signIn event, and the
- * redirect to the callbackUrl.
+ * The end of every sign-in, whatever the provider: the features' checks (lib/core/feature.ts
+ * `SignInHooks`, only those for this provider), the app's signIn callback; then a new session (with
+ * what the hooks add to it), a new CSRF token (the other tabs' flows re-bound to it), the signIn
+ * event, and the redirect to the callbackUrl.
  */
 export async function completeSignIn(ctx: Context, input: SignInInput): Promise<void> {
   const { svc } = ctx
   const { user, account, profile } = input
+  const hooks = hooksFor(ctx, account.provider)
+  for (const hook of hooks) {
+    const refused = hook.admit?.(input) ?? null
+    if (refused !== null) {
+      svc.log('warn', 'callback.error', `provider ${account.provider}: ${refused}`)
+      return ctx.redirectToError('OAuthCallback')
+    }
+  }
   const decision = await askSignIn(ctx, { user, account, ...(profile ? { profile } : {}) })
   if (decision.kind === 'deny') return ctx.redirectToError(decision.code)
   if (decision.kind === 'redirect')
@@ -40,10 +43,10 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
 
   const userId = decision.userId ?? input.userId ?? `${account.provider}:${user.id}`
   if (input.prepare && !(await input.prepare(userId))) return ctx.redirectToError('CredentialsSignin')
-  await input.beforeSession?.(userId)
-  // The provider's tokens, when it keeps them (`tokens: true`): in Redis, or sealed in the session.
-  const tokens = await svc.tokens.capture(account, userId)
-  const { sessionStored } = input
+  const event: SignInEvent = { ctx, userId, input }
+  let added = {}
+  for (const hook of hooks) added = { ...added, ...(await hook.beforeSession?.(event)) }
+  const stored = hooks.filter((hook) => hook.sessionStored !== undefined)
   const record = await svc.sessions.create(
     ctx.sessionCookie(),
     {
@@ -51,9 +54,9 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
       user: { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null },
       ...(decision.data ? { data: decision.data } : {}),
       provider: account.provider,
-      ...(tokens === undefined ? {} : { tokens }),
+      ...added,
     },
-    sessionStored && ((sid) => sessionStored(userId, sid)),
+    stored.length === 0 ? undefined : (sid) => everyStored(stored, event, sid),
   )
   renewCsrf(ctx, input.flowId)
   svc.log('info', 'session.created', 'signed in', {
@@ -63,6 +66,15 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   await ctx.emit('signIn', svc.config.events.signIn, { record })
   // A 302, or `{"url"}` for a client that asked for JSON (the passkey client posts with fetch).
   ctx.redirect(input.callbackUrl)
+}
+
+/** The sign-in hooks of the features that see this provider's sign-ins, in the features' order. */
+function hooksFor(ctx: Context, providerId: string): SignInHooks[] {
+  return ctx.svc.features.flatMap(({ signIn }) => (signIn?.for.has(providerId) ? [signIn] : []))
+}
+
+async function everyStored(hooks: readonly SignInHooks[], event: SignInEvent, sid: string | null): Promise<void> {
+  for (const hook of hooks) await hook.sessionStored?.(event, sid)
 }
 
 /** A CSRF token known before sign-in is not carried into the session. */

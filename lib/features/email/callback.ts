@@ -41,7 +41,7 @@ export async function showEmailLink(ctx: Context, runtime: EmailRuntime): Promis
       ...values,
       csrfToken: ctx.csrfToken(),
     },
-    { formAction: await formActionOrigins(ctx, false), messages: ctx.messages(), theme: ctx.svc.config.theme },
+    { formAction: await formActionOrigins(ctx, 'other'), messages: ctx.messages(), theme: ctx.svc.config.theme },
   )
 }
 

@@ -1,10 +1,7 @@
 import type { Context } from '../../core/context'
 import { finishAuthorization } from './authorize'
-import type { OAuthRuntime } from './registry'
+import type { OAuthRegistry, OAuthRuntime } from './registry'
 import { providerUrls } from '../../infra/urls/provider-urls'
-import type { OidcProvider } from '../../infra/config/providers'
-import { rememberProviderSession, rememberProviderSubject } from '../oidc-logout/backchannel'
-import { keepLogoutHint } from '../oidc-logout/provider-logout'
 import { completeSignIn } from '../../core/sign-in/complete'
 import { checkFlow } from '../../core/sign-in/flow'
 
@@ -14,7 +11,7 @@ import { checkFlow } from '../../core/sign-in/flow'
  * code, PKCE, token, userinfo, ID token) ends on OAuthCallback with nobody signed in; the user
  * declining ends on AccessDenied.
  */
-export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Promise<void> {
+export async function finishOAuthSignIn(ctx: Context, registry: OAuthRegistry, runtime: OAuthRuntime): Promise<void> {
   const { svc } = ctx
   const { id } = runtime.provider
   const fail = (code: 'OAuthCallback' | 'AccessDenied', reason: string) => {
@@ -34,7 +31,7 @@ export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pr
   if (runtime.provider.checks.includes('pkce') && !flow.verifier)
     return fail('OAuthCallback', 'the flow has no PKCE verifier')
 
-  const finished = await finishAuthorization(svc.oauth, runtime, ctx.req, {
+  const finished = await finishAuthorization(registry, runtime, ctx.req, {
     callbackURL: providerUrls(ctx.base, id).callbackUrl,
     flow,
     query: ctx.query,
@@ -43,32 +40,11 @@ export async function finishOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Pr
   })
   if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
   const { user, account, profile } = finished
-  // Tokens too large to keep (`tokens: true`) are the provider's fault: refused before the app sees the sign-in.
-  const unkept = svc.tokens.refusal(account)
-  if (unkept !== null) return fail('OAuthCallback', unkept)
   await completeSignIn(ctx, {
     user,
     account,
     profile,
     callbackUrl: flow.callbackUrl,
     ...(flow.id ? { flowId: flow.id } : {}),
-    ...(runtime.provider.protocol === 'oidc' ? afterOidcSignIn(ctx, runtime.provider, account) : {}),
   })
-}
-
-/**
- * What an OpenID Connect sign-in keeps for logout: once its user id is known, the provider's `sub`
- * (back-channel logout) and with `logout: 'provider'` the ID token (id_token_hint); once the session
- * is kept, the provider's `sid` with that session (back-channel logout).
- */
-function afterOidcSignIn(ctx: Context, provider: OidcProvider, account: { id_token?: unknown }) {
-  const { svc } = ctx
-  return {
-    async beforeSession(userId: string) {
-      await rememberProviderSubject(svc, provider.id, account.id_token, userId)
-      if (provider.logout === 'provider') await keepLogoutHint(ctx, provider.id, account.id_token)
-    },
-    sessionStored: (userId: string, sid: string | null) =>
-      rememberProviderSession(svc, provider.id, account.id_token, userId, sid),
-  }
 }

@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context'
 import { randomToken } from '../../infra/crypto/random'
 import { extraParams, startAuthorization } from './authorize'
-import type { OAuthRuntime } from './registry'
+import type { OAuthRegistry, OAuthRuntime } from './registry'
 import { providerUrls } from '../../infra/urls/provider-urls'
 import { beginFlow } from '../../core/sign-in/flow'
 
@@ -10,14 +10,14 @@ import { beginFlow } from '../../core/sign-in/flow'
  * it, a new flow (its sealed cookie and the `state` bound to this browser), and the redirect to
  * the provider's authorization endpoint (or `{url}` in JSON mode).
  */
-export async function startOAuthSignIn(ctx: Context, runtime: OAuthRuntime): Promise<void> {
+export async function startOAuthSignIn(ctx: Context, registry: OAuthRegistry, runtime: OAuthRuntime): Promise<void> {
   const { svc } = ctx
   const { provider } = runtime
   // The router has verified this cookie against the POST's token.
   const csrfToken = svc.csrf.read(ctx.cookies[ctx.cookieSet.csrfToken.name])!
   const callbackUrl = await ctx.callbackTarget()
   const nonce = provider.checks.includes('nonce') ? randomToken(16) : undefined
-  const started = await startAuthorization(svc.oauth, runtime, ctx.req, {
+  const started = await startAuthorization(registry, runtime, ctx.req, {
     callbackURL: providerUrls(ctx.base, provider.id).callbackUrl,
     params: extraParams(ctx.query),
     ...(nonce === undefined ? {} : { nonce }),

@@ -4,10 +4,11 @@ import { outsideText } from '../../infra/logger'
 import { readBody } from '../../infra/http/body'
 import { sendJson } from '../../infra/http/reply'
 import { endProviderSession } from './backchannel'
+import type { LogoutRuntime } from './runtime'
 
 /**
  * A form body with one logout token (at most 16 KB, what crypto/jws.ts decodes) and its field name.
- * Exported for the router, which leaves this route's body to it.
+ * The route's policy leaves the body to this handler (./index.ts).
  */
 export const BACKCHANNEL_BODY_LIMIT = 16 * 1024 + 64
 
@@ -15,14 +16,14 @@ const FORM = 'application/x-www-form-urlencoded'
 
 /**
  * POST /backchannel-logout/:provider (OpenID Connect Back-Channel Logout 1.0): the provider's
- * server posts a `logout_token`. No cookies, no CSRF token: the router exempts this route from both
- * checks, and the token's signature is what authorizes it (docs/security.md). The answer is 200
+ * server posts a `logout_token`. No cookies, no CSRF token: the route's policy exempts it from both
+ * checks (./index.ts), and the token's signature is what authorizes it (docs/security.md). The answer is 200
  * when the sessions it names ended, else 400 with an OAuth error body, whatever was sent: never a
  * 5xx, never cached (§2.8 answers a failed logout with 400; one that failed on our side did not
  * spend the token, so the provider's retry completes it). GET (and any body that is not a small
  * form) gets the 400 too.
  */
-export async function backchannelLogout(ctx: Context): Promise<void> {
+export async function backchannelLogout(ctx: Context, rt: LogoutRuntime): Promise<void> {
   const { svc } = ctx
   const providerId = ctx.providerId ?? ''
   // From the URL: shortened, control characters replaced, before any log entry carries it.
@@ -42,9 +43,9 @@ export async function backchannelLogout(ctx: Context): Promise<void> {
   } catch (error) {
     return refuse('a logout token is posted as a form', isAuthError(error) ? error.message : 'unreadable body')
   }
-  const runtime = svc.oauth.get(providerId)
+  const runtime = rt.registry.get(providerId)
   if (!runtime) return refuse('no such provider', 'no such provider')
-  const outcome = await endProviderSession(ctx, runtime, body.logout_token)
+  const outcome = await endProviderSession(ctx, rt, runtime, body.logout_token)
   // One description for every refused token: no oracle of which check failed (the log says which).
   if (!outcome.ok && outcome.retry)
     return refuse('the logout failed; send it again', `the logout failed: ${outcome.reason}`, true)

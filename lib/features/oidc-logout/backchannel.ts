@@ -4,6 +4,7 @@ import { AuthError } from '../../infra/errors'
 import { verifyLogoutToken, JTI_KEPT_SECONDS } from './logout-token'
 import type { OAuthRuntime } from '../oauth/registry'
 import type { Services } from '../../core/services'
+import type { LogoutRuntime } from './runtime'
 
 /**
  * OpenID Connect Back-Channel Logout 1.0 over our sessions and revocations. At sign-in with an
@@ -45,13 +46,14 @@ function claimOf(idToken: unknown, kind: 'sid' | 'sub'): string | null {
 /** Before the session is made: the provider's subject signed in `userId` (every session of the user). */
 export async function rememberProviderSubject(
   svc: Services,
+  rt: LogoutRuntime,
   providerId: string,
   idToken: unknown,
   userId: string,
 ): Promise<void> {
   const sub = claimOf(idToken, 'sub')
   if (sub !== null)
-    await svc.logoutIndex.remember(nameOf(providerId, 'sub', sub), userEntry(userId), svc.config.session.maxLifetime)
+    await rt.index.remember(nameOf(providerId, 'sub', sub), userEntry(userId), svc.config.session.maxLifetime)
 }
 
 /**
@@ -60,6 +62,7 @@ export async function rememberProviderSubject(
  */
 export async function rememberProviderSession(
   svc: Services,
+  rt: LogoutRuntime,
   providerId: string,
   idToken: unknown,
   userId: string,
@@ -70,7 +73,7 @@ export async function rememberProviderSession(
   const entry = sid === null ? userEntry(userId) : sessionEntry(userId, sid)
   // Past the bound of entries, the user is kept instead: the logout then ends more, never less.
   const name = nameOf(providerId, 'sid', providerSid)
-  if (await svc.logoutIndex.remember(name, entry, svc.config.session.maxLifetime, userEntry(userId))) return
+  if (await rt.index.remember(name, entry, svc.config.session.maxLifetime, userEntry(userId))) return
   // That provider session logged out while this sign-in through it was under way: no session
   // outlives it (the manager removes the one just kept).
   const reason = `provider ${providerId}: its session was logged out while the sign-in completed`
@@ -100,7 +103,12 @@ interface EndedSessions {
  * ends what is left (ending twice is harmless), and once it succeeded the token is a replay.
  * Never throws.
  */
-export async function endProviderSession(ctx: Context, runtime: OAuthRuntime, token: unknown): Promise<LogoutOutcome> {
+export async function endProviderSession(
+  ctx: Context,
+  rt: LogoutRuntime,
+  runtime: OAuthRuntime,
+  token: unknown,
+): Promise<LogoutOutcome> {
   const { svc } = ctx
   const { provider } = runtime
   if (provider.protocol !== 'oidc') return { ok: false, reason: 'the provider is not an OpenID Connect provider' }
@@ -116,14 +124,14 @@ export async function endProviderSession(ctx: Context, runtime: OAuthRuntime, to
     if (!verified.ok) return verified
     const { sid, sub, jti } = verified.claims
     const jtiName = `${provider.id}\0${jti}`
-    if (await svc.logoutIndex.used(jtiName)) return { ok: false, reason: 'its jti was used before (a replay)' }
+    if (await rt.index.used(jtiName)) return { ok: false, reason: 'its jti was used before (a replay)' }
     // A sid is over for good (a new session at the provider has a new one); a sub signs in again.
     const name = sid !== null ? nameOf(provider.id, 'sid', sid) : nameOf(provider.id, 'sub', sub!)
-    const entries = await svc.logoutIndex.entries(name, sid !== null)
+    const entries = await rt.index.entries(name, sid !== null)
     const ended = await endEntries(svc, entries)
-    await svc.logoutIndex.forget(name, entries, sid !== null)
+    await rt.index.forget(name, entries, sid !== null)
     // False when the same token, posted twice at once, was spent by the other: it ended the same sessions.
-    await svc.logoutIndex.firstUse(jtiName, JTI_KEPT_SECONDS)
+    await rt.index.firstUse(jtiName, JTI_KEPT_SECONDS)
     return { ok: true, ...ended }
   } catch {
     // §2.8 answers a failed logout with 400; nothing is spent, so a retry of the same token ends what is left.

@@ -6,6 +6,7 @@ import { OVER_BUDGET } from '../../infra/http/chunked-cookie'
 import { clearCookie, setCookie } from '../../infra/http/cookies'
 import { outsideText } from '../../infra/logger'
 import { beginFlow, checkFlow } from '../../core/sign-in/flow'
+import type { LogoutRuntime } from './runtime'
 
 /**
  * OpenID Connect RP-Initiated Logout 1.0, for oidc() providers with `logout: 'provider'`. At
@@ -32,23 +33,28 @@ function logoutCookie(ctx: Context) {
 }
 
 /** At sign-in with a `logout: 'provider'` provider: keeps the sign-in's (verified) ID token for id_token_hint. */
-export async function keepLogoutHint(ctx: Context, providerId: string, idToken: unknown): Promise<void> {
+export async function keepLogoutHint(
+  ctx: Context,
+  rt: LogoutRuntime,
+  providerId: string,
+  idToken: unknown,
+): Promise<void> {
   const { svc } = ctx
   const { def, name } = logoutCookie(ctx)
   const maxLifetime = svc.config.session.maxLifetime
   // A sign-in before this one in the same browser: its ID token is of no more use.
-  const previous = open(svc.logoutKeys, ctx.cookies[name])
-  if (typeof previous?.h === 'string') await svc.logoutIndex.takeHint(previous.h)
+  const previous = open(rt.keys, ctx.cookies[name])
+  if (typeof previous?.h === 'string') await rt.index.takeHint(previous.h)
   let sealed: string
-  if (typeof idToken !== 'string') sealed = seal(svc.logoutKeys.current, { p: providerId })
+  if (typeof idToken !== 'string') sealed = seal(rt.keys.current, { p: providerId })
   else if (svc.config.redis) {
     const handle = randomToken(32)
-    await svc.logoutIndex.keepHint(handle, idToken, maxLifetime)
-    sealed = seal(svc.logoutKeys.current, { p: providerId, h: handle })
+    await rt.index.keepHint(handle, idToken, maxLifetime)
+    sealed = seal(rt.keys.current, { p: providerId, h: handle })
   } else {
-    sealed = seal(svc.logoutKeys.current, { p: providerId, t: idToken })
+    sealed = seal(rt.keys.current, { p: providerId, t: idToken })
     // Too long for a cookie of its own: sign-out goes on without id_token_hint (the provider then asks).
-    if (sealed.length > MAX_HINT_COOKIE) sealed = seal(svc.logoutKeys.current, { p: providerId, x: 1 })
+    if (sealed.length > MAX_HINT_COOKIE) sealed = seal(rt.keys.current, { p: providerId, x: 1 })
   }
   setCookie(ctx.res, def, sealed, maxLifetime, name)
 }
@@ -66,18 +72,22 @@ type NoHint = keyof typeof NO_HINT
  * The ID token kept for this browser's sign-in with `providerId`, or why there is none; the
  * logout cookie is cleared.
  */
-async function takeLogoutHint(ctx: Context, providerId: string): Promise<{ hint: string } | { none: NoHint }> {
+async function takeLogoutHint(
+  ctx: Context,
+  rt: LogoutRuntime,
+  providerId: string,
+): Promise<{ hint: string } | { none: NoHint }> {
   const { def, name } = logoutCookie(ctx)
   const value = ctx.cookies[name]
   if (value === undefined) return { none: 'absent' }
   clearCookie(ctx.res, def, name)
   if (value === OVER_BUDGET) return { none: 'budget' }
-  const opened = open(ctx.svc.logoutKeys, value)
+  const opened = open(rt.keys, value)
   if (opened?.p !== providerId) return { none: 'absent' }
   if (typeof opened.t === 'string') return { hint: opened.t }
   if (typeof opened.h !== 'string') return { none: opened.x === 1 ? 'size' : 'absent' }
   // The hint is worth less than the sign-out: a store that does not answer leaves it out.
-  const kept = await ctx.svc.logoutIndex.takeHint(opened.h).catch(() => undefined)
+  const kept = await rt.index.takeHint(opened.h).catch(() => undefined)
   return typeof kept === 'string' ? { hint: kept } : { none: kept === undefined ? 'store' : 'absent' }
 }
 
@@ -88,18 +98,19 @@ async function takeLogoutHint(ctx: Context, providerId: string): Promise<{ hint:
  */
 export async function providerLogoutUrl(
   ctx: Context,
+  rt: LogoutRuntime,
   record: SessionRecord | null,
   callbackUrl: string,
 ): Promise<string | null> {
   const { svc } = ctx
-  const runtime = record?.provider === undefined ? undefined : svc.oauth.get(record.provider)
+  const runtime = record?.provider === undefined ? undefined : rt.registry.get(record.provider)
   const provider = runtime?.provider
   if (!runtime || provider?.protocol !== 'oidc' || provider.logout !== 'provider') {
     const { def, name } = logoutCookie(ctx)
     if (ctx.cookies[name] !== undefined) clearCookie(ctx.res, def, name)
     return null
   }
-  const taken = await takeLogoutHint(ctx, provider.id)
+  const taken = await takeLogoutHint(ctx, rt, provider.id)
   const hint = 'hint' in taken ? taken.hint : null
   const discovered = provider.endSessionUrl === undefined ? await runtime.awaitDiscovery() : null
   const endpoint = provider.endSessionUrl ?? discovered?.oidc?.metadata.end_session_endpoint

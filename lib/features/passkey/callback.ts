@@ -1,5 +1,4 @@
 import type { Context } from '../../core/context'
-import { invalidCsrf } from '../../core/csrf-failure'
 import { verifyAuthentication, responseOf, type Expected } from './ceremony'
 import type { PasskeyRuntime } from './runtime'
 import { parseJsonObject } from '../../infra/util/json'
@@ -13,18 +12,11 @@ const MAX_DATA_LENGTH = 32 * 1024
 
 /**
  * POST /callback/:provider for a passkey, as NextAuth v5's client posts it: `action`, `data` (the
- * JSON of the browser's answer), `csrfToken`, `callbackUrl`. The CSRF token is checked first (a
- * refusal spends nothing); then the browser's ceremony is spent, whatever happens next, so an
+ * JSON of the browser's answer), `csrfToken`, `callbackUrl`. The router checks the CSRF token first
+ * (a refusal spends nothing: the route's policy, ./index.ts); then the browser's ceremony is spent, whatever happens next, so an
  * answer is tried once. Every refusal looks the same: `CredentialsSignin`, nothing created.
  */
 export async function finishPasskey(ctx: Context, runtime: PasskeyRuntime): Promise<void> {
-  const { svc } = ctx
-  if (!svc.csrf.verify(ctx.cookies[ctx.cookieSet.csrfToken.name], ctx.body.csrfToken)) {
-    svc.log('warn', 'csrf.invalid', 'a passkey answer without a valid CSRF token was refused', {
-      route: 'callback/:provider',
-    })
-    return invalidCsrf.backTo('/signin')(ctx)
-  }
   const ceremony = await takeCeremony(ctx, runtime)
   const text = ctx.param('data')
   const data = text !== null && text.length <= MAX_DATA_LENGTH ? parseJsonObject(text) : null

@@ -1,0 +1,148 @@
+import type { ResolvedConfig } from '../infra/config'
+import type { SessionRecord } from '../infra/config/types'
+import type { KeyPurpose, KeyRing } from '../infra/crypto/keys'
+import type { Log } from '../infra/logger'
+import type { SigninData } from '../infra/pages/render'
+import type { RedisRunner } from '../infra/store/redis'
+import type { TrackedReads } from '../infra/store/redis/tracking'
+import type { ServerState } from '../infra/store/types'
+import type { Context, Handler } from './context'
+import type { CsrfFailure } from './csrf-failure'
+import type { Services } from './services'
+import type { NewSession } from './session/manager'
+import type { SignInInput } from './sign-in/complete'
+
+/**
+ * The internal contract between the core and a feature (lib/features/<name>/): everything a feature
+ * adds to the service, declared as data and hooks that the core runs. lib/features.ts lists the
+ * features; lib/auth.ts builds each from that list, once, and the core never names one.
+ */
+export interface Feature {
+  /** The folder's name (`passkey`), for messages. */
+  readonly name: string
+  /** Its routes, relative to the base path (`assets/passkey.js`, `webauthn-options/:provider`). */
+  readonly routes?: Readonly<Record<string, Route>>
+  /**
+   * The providers it signs in with, and the routes every provider has: `POST /signin/:provider`
+   * (start) and `/callback/:provider` (finish), each with its own policy.
+   */
+  readonly providers?: ProviderRoutes
+  /** Runs for the sign-ins of its providers only (`for`); a feature with nothing to do there has none. */
+  readonly signIn?: SignInHooks
+  /** A session ended (sign-out, replaced, revoked, one of a user's ended): what the feature kept for it goes. */
+  readonly sessionEnded?: (ended: EndedSession) => Promise<void>
+  /** After our sign-out: where the browser goes next instead of the callbackUrl (a provider's own sign-out), or null. */
+  readonly afterSignOut?: (ctx: Context, record: SessionRecord | null, target: string) => Promise<string | null>
+  /**
+   * The origins a built-in page's forms may reach through this feature (a provider's authorization
+   * endpoint, an end-session endpoint); null when one cannot be known (no `form-action` then).
+   */
+  readonly formActionOrigins?: (ctx: Context, page: BuiltInPage) => Promise<readonly string[] | null>
+  /** Its part of the built-in sign-in page's data (the typed address, the passkey button). */
+  readonly signInPage?: (ctx: Context, error: string | undefined) => SignInPageParts
+  /** How a log entry names a user of its own (an e-mail sign-in's address only by its keyed hash), or null. */
+  readonly userForLog?: (userId: string) => Record<string, string> | null
+  /** The helpers it adds to the router `auth()` returns (docs/api.md). */
+  readonly helpers?: object
+  /** Resolves when it is ready to serve (OIDC discovery); rejects naming what is wrong. */
+  readonly ready?: () => Promise<void>
+}
+
+/** What a feature may add to the sign-in page: the address in the e-mail field, the passkey button. */
+export type SignInPageParts = Partial<Pick<SigninData, 'email' | 'passkey'>>
+
+/** A built-in page with forms: the sign-in page, the sign-out page, or another (a feature's own). */
+export type BuiltInPage = 'signin' | 'signout' | 'other'
+
+/**
+ * A route and its whole policy, which the router enforces (lib/core/router.ts): no route is special
+ * anywhere else. Every POST checks the origin and the CSRF token from its body unless this says so.
+ */
+export interface Route {
+  readonly GET?: Handler
+  readonly POST?: Handler
+  /**
+   * The answer to a POST whose CSRF token is missing or wrong (default: 400 `{}`), or `'exempt'`
+   * for a route whose request carries its own proof: each exemption says which where it is declared.
+   */
+  readonly csrf?: CsrfFailure | 'exempt'
+  /**
+   * Which requests from another site are refused (lib/infra/csrf/origin.ts): POSTs (the default),
+   * `'all'` (a GET that changes state), or `'none'` (another site's server or page is the sender).
+   */
+  readonly crossSite?: 'post' | 'all' | 'none'
+  /** The answer to a refused request from another site: default, the CSRF failure's (MissingCSRF when exempt). */
+  readonly crossSiteAnswer?: CsrfFailure
+  /**
+   * Counted against `requestRateLimit` per client IP: `'all'` requests, or `'flow'`: every POST and
+   * a GET carrying a flow cookie (another site's `<img>` cannot use up a visitor's allowance).
+   */
+  readonly rateLimit?: 'all' | 'flow'
+  /** A smaller body limit than `bodyLimit`; `'handler'`: the handler reads the body itself. */
+  readonly bodyLimit?: number | 'handler'
+}
+
+export interface ProviderRoutes {
+  /** The ids of its providers. */
+  readonly ids: ReadonlySet<string>
+  /** `POST /signin/:provider`. */
+  readonly signIn?: Route
+  /** `GET` and `POST /callback/:provider`. */
+  readonly callback?: Route
+}
+
+/** A sign-in as the hooks see it: the user id is decided, the session not yet made. */
+export interface SignInEvent {
+  readonly ctx: Context
+  readonly userId: string
+  readonly input: SignInInput
+}
+
+export interface SignInHooks {
+  /** The providers whose sign-ins it sees; the core never enters the hooks for another. */
+  readonly for: ReadonlySet<string>
+  /**
+   * Before the app's signIn callback: a reason to refuse this sign-in (`OAuthCallback`, logged),
+   * or null. Nothing is kept yet.
+   */
+  readonly admit?: (input: SignInInput) => string | null
+  /** Once the user id is decided, before the session is made; it may add to the new record. */
+  readonly beforeSession?: (event: SignInEvent) => Promise<Pick<NewSession, 'tokens'> | void>
+  /**
+   * Once the store keeps the new session, before its cookie is set, with the store's id of it (null
+   * for cookie sessions). If it fails, the session is removed again and the sign-in fails.
+   */
+  readonly sessionStored?: (event: SignInEvent, sid: string | null) => Promise<void>
+}
+
+/** One session that ended, or every session of a user but one. */
+export type EndedSession =
+  | { readonly kind: 'session'; readonly record: SessionRecord }
+  | { readonly kind: 'user'; readonly userId: string; readonly kept: SessionRecord | null }
+
+/** What a feature is built from, once, at `auth()`. */
+export interface FeatureEnv {
+  readonly config: ResolvedConfig
+  readonly log: Log
+  /** This process's memory, or Redis (shared by every instance). */
+  readonly state: ServerState
+  readonly redis: RedisRunner | null
+  /** Database sessions' reads kept current by Redis (null: none). */
+  readonly tracked: TrackedReads | null
+  /** A key ring derived from the secrets under one of the labels of lib/infra/crypto/keys.ts. */
+  readonly keys: (purpose: KeyPurpose) => KeyRing
+  /** The `listSessions` handle of the session a session token names (null for cookie sessions). */
+  readonly sessionHandle: (token: string) => string | null
+  /** The core's services, once built; a feature's handlers get them as `ctx.svc`. */
+  readonly services: () => Services
+}
+
+/**
+ * A feature as lib/features.ts lists it: its name, the features it requires (the architecture spec
+ * allows those imports and no other), and how it is built from the environment and them.
+ */
+export interface FeatureDefinition<F extends Feature = Feature> {
+  readonly name: string
+  readonly requires?: readonly string[]
+  readonly build: (env: FeatureEnv, required: ReadonlyMap<string, Feature>) => F
+}

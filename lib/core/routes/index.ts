@@ -1,0 +1,29 @@
+import { invalidCsrf } from '../csrf-failure'
+import type { Route } from '../feature'
+import { clientLog } from './client-log'
+import { csrfTokenJson } from './csrf'
+import { errorPage } from './error'
+import { providersJson } from './providers'
+import { getSession } from './session'
+import { updateSession } from './session-update'
+import { signInPage } from './signin-page'
+import { signOut } from './signout'
+import { signOutPage } from './signout-page'
+import { stylesheet } from './stylesheet'
+
+/**
+ * The core's own routes, relative to the base path; the features add theirs (lib/core/feature.ts),
+ * and `signin/:provider` and `callback/:provider` are each provider's feature's (lib/core/router.ts).
+ */
+export const CORE_ROUTES: Readonly<Record<string, Route>> = Object.freeze({
+  csrf: { GET: csrfTokenJson },
+  providers: { GET: providersJson },
+  session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
+  signin: { GET: signInPage },
+  signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
+  error: { GET: errorPage },
+  'assets/style.css': { GET: stylesheet },
+  // The v4 client's log beacon carries no authority and changes no state, so it needs no token.
+  // An entry is a level, a code and a short message: a few hundred bytes.
+  _log: { POST: clientLog, csrf: 'exempt', bodyLimit: 4096 },
+})

@@ -1,0 +1,71 @@
+import type { Context } from '../../core/context'
+import { invalidCsrf } from '../../core/csrf-failure'
+import type { FeatureDefinition, Route } from '../../core/feature'
+import { AuthError } from '../../infra/errors'
+import { providerUrls } from '../../infra/urls/provider-urls'
+import { finishPasskey } from './callback'
+import { createPasskeyHelpers } from './manage'
+import { crossSiteOptions, webauthnOptions } from './options-route'
+import { createPasskeyRuntime } from './runtime'
+import { passkeyScript } from './script'
+
+const notFound = () => {
+  throw new AuthError('NotFound', 'no passkey provider')
+}
+
+/** Sign-in and sign-up with passkeys (`passkey()`), and the helpers that manage a user's passkeys. */
+export const passkey: FeatureDefinition = {
+  name: 'passkey',
+  build({ config, redis, sessionHandle }) {
+    const runtime = createPasskeyRuntime(
+      config.providers,
+      config.secrets,
+      config.log,
+      redis,
+      config.base,
+      sessionHandle,
+    )
+    const helpers = createPasskeyHelpers(runtime)
+    // Without a passkey() provider both routes answer 404: the script would be a gadget on the app's
+    // origin (it posts a credential and a fetched CSRF token to whatever form carries its attributes).
+    if (runtime === null)
+      return {
+        name: 'passkey',
+        routes: { 'webauthn-options/:provider': { GET: notFound }, 'assets/passkey.js': { GET: notFound } },
+        helpers,
+      }
+    const { id } = runtime.provider
+    // The options are a GET that keeps a challenge and sets a cookie: counted like a sign-in, and
+    // refused from another site as a POST is.
+    const options: Route = {
+      GET: (ctx) => webauthnOptions(ctx, runtime),
+      rateLimit: 'all',
+      crossSite: 'all',
+      crossSiteAnswer: crossSiteOptions,
+    }
+    return {
+      name: 'passkey',
+      routes: { 'webauthn-options/:provider': options, 'assets/passkey.js': { GET: passkeyScript } },
+      providers: {
+        ids: new Set([id]),
+        // The answer is posted by the page's script or the NextAuth client, with the CSRF token.
+        callback: {
+          GET: () => {
+            throw new AuthError('NotFound', 'a passkey answer is posted')
+          },
+          POST: (ctx: Context) => finishPasskey(ctx, runtime),
+          csrf: invalidCsrf.backTo('/signin'),
+          crossSiteAnswer: invalidCsrf.missing,
+          rateLimit: 'flow',
+        },
+      },
+      signInPage: (ctx) => ({
+        passkey: {
+          optionsUrl: ctx.serviceUrl(`/webauthn-options/${id}`),
+          callbackUrl: providerUrls(ctx.base, id).callbackUrl,
+        },
+      }),
+      helpers,
+    }
+  },
+}
