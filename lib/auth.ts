@@ -65,7 +65,7 @@ export function auth(options?: AuthOptions): AuthRouter {
       "`auth` was passed to app.use() without being called: write app.use('/api/auth', auth({ … })) instead of app.use(auth)",
     )
   }
-  const config = resolveConfig(options)
+  const config = resolveOptions(options)
   const server = serverState(config)
   const { state, redis, tracked } = server
   const store = sessionStore(config, server)
@@ -114,6 +114,16 @@ export function auth(options?: AuthOptions): AuthRouter {
   const helpers = { ...createHelpers(svc, env.sessionHandle), ...createCsrfHelpers(svc), ...startup }
   const added = Object.assign({}, ...features.map((feature) => feature.helpers ?? {})) as FeatureHelpers
   return Object.assign(createRouter(svc, features), helpers, devices, added)
+}
+
+/** The options resolved with what the features add to them, and checked by each feature (internal: specs use it too). */
+export function resolveOptions(options?: AuthOptions, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const config = resolveConfig(options, env, {
+    protocols: FEATURES.flatMap((feature) => feature.protocols ?? []),
+    events: FEATURES.flatMap((feature) => feature.events ?? []),
+  })
+  for (const feature of FEATURES) feature.check?.(config)
+  return config
 }
 
 /** The features of lib/features.ts, built in order, each with the features it requires. */

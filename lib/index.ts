@@ -22,16 +22,9 @@ export type { RedisClient } from './infra/store/redis'
 export type { ExpressSessionStore } from './infra/store/express-session-store'
 // The options of the factories, and `Provider`, what they return (and `providers` takes); the
 // fields of the resolved providers are the package's own.
-export type {
-  MailTransport,
-  Provider,
-  VerificationRequest,
-  OAuthCheck,
-  OAuthTokens,
-  ProfileMapper,
-  ProviderUser,
-  StrategyClass,
-} from './infra/config/providers'
+export type { Provider, ProviderUser } from './infra/config/providers'
+export type { MailTransport, VerificationRequest } from './features/email/types'
+export type { OAuthCheck, OAuthTokens, ProfileMapper, StrategyClass } from './features/oauth/types'
 export type {
   AuthOptions,
   Callbacks,
@@ -49,8 +42,9 @@ export type {
   SignInCallbackParams,
   SignInResult,
   Theme,
-  TokenRefreshMessage,
 } from './infra/config/types'
+export type { TokenRefreshMessage } from './features/provider-tokens/types'
+export type { BackchannelLogoutMessage } from './features/oidc-logout/types'
 export type { AccessToken, GetAccessTokenOptions } from './features/provider-tokens/runtime'
 export { AuthError, ConfigurationError, type AuthErrorCode } from './infra/errors'
 export { de } from './infra/pages/de'

@@ -144,5 +144,11 @@ export interface FeatureEnv {
 export interface FeatureDefinition<F extends Feature = Feature> {
   readonly name: string
   readonly requires?: readonly string[]
+  /** The `protocol` of each provider its factories make: `providers` takes those. */
+  readonly protocols?: readonly string[]
+  /** The keys it adds to `events` (its types.ts declares their types). */
+  readonly events?: readonly string[]
+  /** Checks its part of the options once they are resolved: a mistake throws a ConfigurationError naming the option and the fix. */
+  readonly check?: (config: ResolvedConfig) => void
   readonly build: (env: FeatureEnv, required: ReadonlyMap<string, Feature>) => F
 }

@@ -3,7 +3,7 @@ import session from 'express-session'
 import Redis from 'ioredis'
 import request from 'supertest'
 import { auth, ConfigurationError, oidc, type AuthOptions, type LogEntry } from '../../lib'
-import { resolveConfig } from '../../lib/infra/config'
+import { resolveOptions as resolveConfig } from '../../lib/auth'
 import { BASE, SECRET } from '../support/app'
 import { configError } from '../support/config-error'
 

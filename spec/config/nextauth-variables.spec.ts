@@ -1,4 +1,4 @@
-import { resolveConfig } from '../../lib/infra/config'
+import { resolveOptions as resolveConfig } from '../../lib/auth'
 import { BASE, SECRET } from '../support/app'
 import { configError } from '../support/config-error'
 

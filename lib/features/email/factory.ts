@@ -3,7 +3,7 @@ import { nodemailer } from '../../infra/util/lazy'
 import { checkKeys } from '../../infra/util/options'
 import { isRecord } from '../../infra/util/object'
 import { hasControls } from '../../infra/logger'
-import type { EmailProvider, MailTransport, VerificationRequest } from '../../infra/config/providers'
+import type { EmailProvider, MailTransport, VerificationRequest } from './types'
 import type { VerificationStore } from './store'
 
 export interface EmailOptions {

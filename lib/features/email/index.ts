@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context'
 import { invalidCsrf } from '../../core/csrf-failure'
 import type { FeatureDefinition } from '../../core/feature'
-import { AuthError } from '../../infra/errors'
+import { AuthError, ConfigurationError } from '../../infra/errors'
 import { confirmEmailLink, showEmailLink } from './callback'
 import { addressHash, createEmailRuntime, type EmailRuntime } from './runtime'
 import { startEmailSignIn } from './start'
@@ -11,6 +11,20 @@ import { verifyRequest } from './verify-request'
 /** Sign-in by a link sent by e-mail (`email()`). */
 export const email: FeatureDefinition = {
   name: 'email',
+  protocols: ['email'],
+  check({ base, providers }) {
+    providers.forEach(({ id, type }, index) => {
+      if ((id === 'email') !== (type === 'email'))
+        throw new ConfigurationError(
+          `\`providers[${index}].id\` 'email' is reserved for the e-mail provider, which always has that id`,
+        )
+    })
+    // A link built from a request's Host could point at any site, and the mail would carry the token there.
+    if (base === null && providers.some(({ type }) => type === 'email'))
+      throw new ConfigurationError(
+        "`url` is required with email(): sign-in links are never built from a request's Host or X-Forwarded-Host; set `url: 'https://example.com/api/auth'` or SERVICE_AUTH_URL",
+      )
+  },
   build({ config, state, redis }) {
     const runtime = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
     // "Check your e-mail" is served with or without an e-mail provider, as it always was.

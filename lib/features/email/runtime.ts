@@ -7,7 +7,8 @@ import { redisVerificationStore } from './redis-store'
 import type { Limiter, ServerState } from '../../infra/store/types'
 import { sendTimes, type SendTimes } from './timing'
 import { memoryVerificationStore, type VerificationRecord, type VerificationStore } from './store'
-import type { EmailProvider, Provider } from '../../infra/config/providers'
+import type { Provider } from '../../infra/config/providers'
+import type { EmailProvider } from './types'
 
 /** What e-mail sign-in needs at run time, built once by `auth()`. */
 export interface EmailRuntime {

@@ -3,7 +3,7 @@ import { renderSignInMail } from '../../infra/pages/email'
 import type { Messages } from '../../infra/pages/messages'
 import { withDeadline } from '../../infra/util/promise-deadline'
 import { until, type SendTimes } from './timing'
-import type { EmailProvider, VerificationRequest } from '../../infra/config/providers'
+import type { EmailProvider, VerificationRequest } from './types'
 
 /**
  * How a send went. `refused`: the mail server refused the recipient (at RCPT TO: no such mailbox,

@@ -5,7 +5,8 @@ import { verifyIdToken } from './id-token'
 import { runStrategy, type StrategyResult } from './passport/adapter'
 import { defaultProfile, toTokens } from './profile'
 import { AUTHORIZATION_PARAMS, type DiscoveryError, type OAuthRegistry, type OAuthRuntime } from './registry'
-import type { OAuthTokens, ProviderUser } from '../../infra/config/providers'
+import type { ProviderUser } from '../../infra/config/providers'
+import type { OAuthTokens } from './types'
 
 /** Parameters an app's extra authorization parameters can never replace. */
 const PROTECTED = new Set([

@@ -1,5 +1,5 @@
 import { errorText, type Log } from '../../infra/logger'
-import type { OidcProvider } from '../../infra/config/providers'
+import type { OidcProvider } from './types'
 import { Unreachable } from './oidc-discovery'
 
 /** How a failed OpenID Connect discovery is told, logged and waited out (./registry.ts). */

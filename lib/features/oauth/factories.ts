@@ -1,13 +1,6 @@
 import { ConfigurationError } from '../../infra/errors'
 import { checkKeys, describe, optionalString, requiredString } from '../../infra/util/options'
-import type {
-  OAuth2Provider,
-  OAuthCheck,
-  OidcProvider,
-  StrategyProvider,
-  ProfileMapper,
-  StrategyClass,
-} from '../../infra/config/providers'
+import type { OAuth2Provider, OAuthCheck, OidcProvider, StrategyProvider, ProfileMapper, StrategyClass } from './types'
 import { parseHttpUrl } from '../../infra/urls/http-url'
 import { isRecord } from '../../infra/util/object'
 import { OAUTH2_HINTS, OIDC_HINTS, STRATEGY_HINTS } from './factory-hints'

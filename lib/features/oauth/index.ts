@@ -15,6 +15,7 @@ export interface OAuthFeature extends Feature {
 
 export const oauth: FeatureDefinition<OAuthFeature> = {
   name: 'oauth',
+  protocols: ['strategy', 'oauth2', 'oidc'],
   build({ config }) {
     const registry = createOAuthRegistry(config.providers, config.log, config.providerTimeout)
     const ids = new Set(config.providers.flatMap(({ id, type }) => (type === 'oauth' ? [id] : [])))

@@ -3,7 +3,7 @@ import type { Jwk } from '../../infra/crypto/jws'
 import { describe } from '../../infra/util/options'
 import { parseHttpUrl } from '../../infra/urls/http-url'
 import { isRecord } from '../../infra/util/object'
-import type { OidcProvider } from '../../infra/config/providers'
+import type { OidcProvider } from './types'
 
 /** What discovery gives (only the fields used here). */
 export interface OidcMetadata {

@@ -1,4 +1,5 @@
-import type { OAuthTokens, ProviderUser } from '../../infra/config/providers'
+import type { ProviderUser } from '../../infra/config/providers'
+import type { OAuthTokens } from './types'
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 const firstValue = (list: unknown) =>

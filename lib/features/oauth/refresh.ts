@@ -5,7 +5,7 @@ import { sentUnanswered } from './deadline'
 import { verifyIdToken, type IdTokenResult } from './id-token'
 import { toTokens } from './profile'
 import type { OAuthRegistry, OAuthRuntime, Ready } from './registry'
-import type { OAuthTokens } from '../../infra/config/providers'
+import type { OAuthTokens } from './types'
 
 /**
  * The refresh_token grant (RFC 6749 section 6) at a provider's token endpoint, through the

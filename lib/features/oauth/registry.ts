@@ -6,13 +6,8 @@ import { UserinfoStrategy } from './userinfo-strategy'
 import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
 import { backoffMs, DISCOVERY_BACKOFF_MS, failureLog, type DiscoveryError } from './discovery-failure'
 import { flowStateStore } from './passport/state-store'
-import type {
-  OAuth2Provider,
-  OAuthProvider,
-  OidcProvider,
-  Provider,
-  StrategyProvider,
-} from '../../infra/config/providers'
+import type { Provider } from '../../infra/config/providers'
+import type { OAuth2Provider, OAuthProvider, OidcProvider, StrategyProvider } from './types'
 import { ConfigurationError } from '../../infra/errors'
 import { parseHttpUrl } from '../../infra/urls/http-url'
 

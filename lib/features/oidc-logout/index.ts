@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context'
 import type { FeatureDefinition, SignInEvent } from '../../core/feature'
-import type { OidcProvider } from '../../infra/config/providers'
+import type { OidcProvider } from '../oauth/types'
 import type { OAuthFeature } from '../oauth'
 import { rememberProviderSession, rememberProviderSubject } from './backchannel'
 import { backchannelLogout } from './backchannel-route'
@@ -8,6 +8,7 @@ import { memoryLogoutIndex, redisLogoutIndex } from './logout-index'
 import { endSessionOrigins } from './end-session'
 import { finishProviderLogout, keepLogoutHint, providerLogoutUrl } from './provider-logout'
 import type { LogoutRuntime } from './runtime'
+import { LOGOUT_EVENTS } from './types'
 
 /** The ID token of an OpenID Connect sign-in, as the oauth feature hands it over in `account`. */
 const idTokenOf = (event: SignInEvent): unknown => event.input.account.id_token
@@ -19,6 +20,7 @@ const idTokenOf = (event: SignInEvent): unknown => event.input.account.id_token
 export const oidcLogout: FeatureDefinition = {
   name: 'oidc-logout',
   requires: ['oauth'],
+  events: LOGOUT_EVENTS,
   build({ config, redis, keys }, required) {
     const { registry } = required.get('oauth') as OAuthFeature
     const rt: LogoutRuntime = {

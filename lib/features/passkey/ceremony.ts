@@ -3,7 +3,7 @@ import { decodeBase64url } from '../../infra/crypto/base64url'
 import { errorText } from '../../infra/logger'
 import type { StoredPasskey } from './store'
 import { parseJsonObject } from '../../infra/util/json'
-import { simpleWebAuthn } from '../../infra/util/lazy'
+import { simpleWebAuthn } from './lazy'
 import { isRecord } from '../../infra/util/object'
 
 /**

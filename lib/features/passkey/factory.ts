@@ -1,10 +1,10 @@
 import { ConfigurationError } from '../../infra/errors'
 import { hasControls } from '../../infra/logger'
 import type { PasskeyStore } from './store'
-import { simpleWebAuthn } from '../../infra/util/lazy'
+import { simpleWebAuthn } from './lazy'
 import { checkKeys } from '../../infra/util/options'
 import { isRecord } from '../../infra/util/object'
-import type { PasskeyProvider } from '../../infra/config/providers'
+import type { PasskeyProvider } from './types'
 
 export interface PasskeyOptions {
   /** Default `passkey`. */

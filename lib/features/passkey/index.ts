@@ -1,13 +1,14 @@
 import type { Context } from '../../core/context'
 import { invalidCsrf } from '../../core/csrf-failure'
 import type { FeatureDefinition, Route } from '../../core/feature'
-import { AuthError } from '../../infra/errors'
+import { AuthError, ConfigurationError } from '../../infra/errors'
 import { providerUrls } from '../../infra/urls/provider-urls'
 import { finishPasskey } from './callback'
 import { createPasskeyHelpers } from './manage'
 import { crossSiteOptions, webauthnOptions } from './options-route'
 import { createPasskeyRuntime } from './runtime'
 import { passkeyScript } from './script'
+import { PASSKEY_EVENTS } from './types'
 
 const notFound = () => {
   throw new AuthError('NotFound', 'no passkey provider')
@@ -16,6 +17,19 @@ const notFound = () => {
 /** Sign-in and sign-up with passkeys (`passkey()`), and the helpers that manage a user's passkeys. */
 export const passkey: FeatureDefinition = {
   name: 'passkey',
+  protocols: ['webauthn'],
+  events: PASSKEY_EVENTS,
+  check({ base, providers }) {
+    const kinds = providers.map(({ type }) => type)
+    const second = kinds.indexOf('webauthn', kinds.indexOf('webauthn') + 1)
+    if (second !== -1)
+      throw new ConfigurationError(`\`providers[${second}]\` is a second passkey() provider; configure one`)
+    // A passkey is bound to its relying party's ID, which must not change with a header.
+    if (base === null && providers.some(({ type }) => type === 'webauthn'))
+      throw new ConfigurationError(
+        "`url` is required with passkey(): the relying party ID of every passkey comes from it; set `url: 'https://example.com/api/auth'` or SERVICE_AUTH_URL",
+      )
+  },
   build({ config, redis, sessionHandle }) {
     const runtime = createPasskeyRuntime(
       config.providers,

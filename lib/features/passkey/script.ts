@@ -1,5 +1,9 @@
-import { sendPasskeyScript } from '../../infra/http/page-response'
+import { sendAsset } from '../../infra/http/page-response'
+import { asset } from '../../infra/pages/assets'
 import type { Context } from '../../core/context'
+
+/** The sign-in page's passkey ceremony (views/passkey.js): no bundler, no library, no CDN. */
+const PASSKEY_SCRIPT = asset('passkey.js')
 
 /**
  * GET /assets/passkey.js: the script of the sign-in page's passkey button and autofill. Only with a
@@ -8,5 +12,5 @@ import type { Context } from '../../core/context'
  * declared only then (./index.ts).
  */
 export async function passkeyScript(ctx: Context): Promise<void> {
-  sendPasskeyScript(ctx.res)
+  sendAsset(ctx.res, PASSKEY_SCRIPT, 'text/javascript; charset=utf-8')
 }

@@ -1,7 +1,7 @@
 import type { Log } from '../../infra/logger'
 import { refreshGrant } from '../oauth/refresh'
 import type { OAuthRegistry } from '../oauth/registry'
-import type { TokenRefreshMessage } from '../../infra/config/types'
+import type { TokenRefreshMessage } from './types'
 import type { Exchanged } from './refresh-redis'
 import { toTokenSet, type TokenSet } from './token-set'
 

@@ -2,6 +2,7 @@ import type { Feature, FeatureDefinition } from '../../core/feature'
 import type { OAuthFeature } from '../oauth'
 import { tokenHelpers } from './helpers'
 import { providerTokens, type ProviderTokens } from './runtime'
+import { TOKEN_EVENTS } from './types'
 
 /** The provider tokens of sessions (`tokens: true` on a provider), and `getAccessToken`. */
 export interface ProviderTokensFeature extends Feature {
@@ -11,6 +12,7 @@ export interface ProviderTokensFeature extends Feature {
 export const providerTokensFeature: FeatureDefinition<ProviderTokensFeature> = {
   name: 'provider-tokens',
   requires: ['oauth'],
+  events: TOKEN_EVENTS,
   build({ config, redis, tracked, services }, required) {
     const { registry } = required.get('oauth') as OAuthFeature
     const tokens = providerTokens({

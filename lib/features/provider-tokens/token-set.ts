@@ -2,7 +2,7 @@ import { open, seal } from '../../infra/crypto/jwe'
 import type { KeyRing } from '../../infra/crypto/keys'
 import { digest } from '../../infra/crypto/mac'
 import { MAX_TOKEN_CHARS } from '../oauth/refresh'
-import type { OAuthTokens } from '../../infra/config/providers'
+import type { OAuthTokens } from '../oauth/types'
 
 /** A provider's tokens as the package keeps them for one session. */
 export interface TokenSet {

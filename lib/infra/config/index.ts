@@ -94,11 +94,24 @@ const OPTIONS = [
 
 export const SECRET_MIN_LENGTH = 32
 
+/** What the features add to the options (lib/core/feature.ts): the providers they build, the events they emit. */
+export interface OptionExtensions {
+  /** The `protocol` of every provider a feature builds. */
+  readonly protocols: readonly string[]
+  /** The keys of `events` the features add to the core's. */
+  readonly events: readonly string[]
+}
+
 /**
  * Validates the options, applies defaults and reads the environment: once, when `auth()` runs.
- * An explicit option always beats an environment setting.
+ * An explicit option always beats an environment setting. Each feature checks its own part of
+ * them once this is done (lib/core/feature.ts `check`).
  */
-export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+export function resolveConfig(
+  input: AuthOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+  extensions: OptionExtensions = { protocols: [], events: [] },
+): ResolvedConfig {
   if (!isRecord(input)) throw new ConfigurationError(`auth() takes an options object; got ${describe(input)}`)
   const options = input
   checkKeys(options, OPTIONS, '')
@@ -125,15 +138,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     )
   }
 
-  const providers = resolveProviders(options.providers)
-  const needsUrl = providers.find((provider) => provider.type !== 'oauth')
-  if (base === null && needsUrl) {
-    // A link built from a request's Host could point at any site, and the mail would carry the token
-    // there; a passkey is bound to its relying party's ID, which must not change with a header.
-    throw new ConfigurationError(
-      `\`url\` is required with ${needsUrl.type === 'email' ? "email(): sign-in links are never built from a request's Host or X-Forwarded-Host" : 'passkey(): the relying party ID of every passkey comes from it'}; set \`url: 'https://example.com/api/auth'\` or SERVICE_AUTH_URL`,
-    )
-  }
+  const providers = resolveProviders(options.providers, new Set(extensions.protocols))
   if (providers.length === 0)
     log(
       'warn',
@@ -156,7 +161,7 @@ export function resolveConfig(input: AuthOptions = {}, env: NodeJS.ProcessEnv = 
     session,
     redis,
     callbacks: resolveFunctions(options.callbacks, 'callbacks', ['session', 'redirect', 'update', 'signIn']),
-    events: resolveFunctions(options.events, 'events', EVENT_NAMES),
+    events: resolveFunctions(options.events, 'events', [...EVENT_NAMES, ...extensions.events]),
     pages: resolvePages(options.pages),
     cookies: buildCookieSets(cookies, dangerous, (message) => log('warn', 'config.warning', message), base?.secure),
     trustedOrigins: resolveOrigins(options.trustedOrigins, 'trustedOrigins'),
@@ -211,10 +216,9 @@ function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string
   return Object.freeze([...(list as string[])])
 }
 
-const PROTOCOLS: ReadonlySet<unknown> = new Set(['strategy', 'oauth2', 'oidc', 'email', 'webauthn'])
 const PROVIDER_ID = /^[a-z0-9][\w-]{0,63}$/i
 
-function resolveProviders(value: unknown): readonly Provider[] {
+function resolveProviders(value: unknown, protocols: ReadonlySet<unknown>): readonly Provider[] {
   if (value === undefined) return Object.freeze([])
   if (!Array.isArray(value)) throw new ConfigurationError(`\`providers\` must be an array; got ${describe(value)}`)
   const seen = new Set<string>()
@@ -223,7 +227,7 @@ function resolveProviders(value: unknown): readonly Provider[] {
       const option = `providers[${index}]`
       // Only the factories build what a provider needs to run; anything else would be listed by
       // GET /providers and then answer 404.
-      if (!isProvider(provider)) {
+      if (!isProvider(provider, protocols)) {
         throw new ConfigurationError(
           `\`${option}\` must be made by passportStrategy(), oauth2(), oidc(), email() or passkey() (import them from 'express-auth-service'); got ${describe(provider)}`,
         )
@@ -239,12 +243,6 @@ function resolveProviders(value: unknown): readonly Provider[] {
         )
       if (type !== 'oauth' && type !== 'email' && type !== 'webauthn')
         throw new ConfigurationError(`\`${option}.type\` must be 'oauth', 'email' or 'webauthn'; got ${describe(type)}`)
-      if (type === 'webauthn' && value.slice(0, index).some((other) => isProvider(other) && other.type === type))
-        throw new ConfigurationError(`\`${option}\` is a second passkey() provider; configure one`)
-      if ((id === 'email') !== (type === 'email'))
-        throw new ConfigurationError(
-          `\`${option}.id\` 'email' is reserved for the e-mail provider, which always has that id`,
-        )
       seen.add(id)
       return Object.freeze({ ...provider, name: typeof name === 'string' && name ? name : id })
     }),
@@ -252,8 +250,8 @@ function resolveProviders(value: unknown): readonly Provider[] {
 }
 
 /** Made by a factory, which checked the rest: the provider union, kept from here on. */
-function isProvider(value: unknown): value is Provider {
-  return isRecord(value) && PROTOCOLS.has(value.protocol)
+function isProvider(value: unknown, protocols: ReadonlySet<unknown>): value is Provider {
+  return isRecord(value) && protocols.has(value.protocol)
 }
 
 function resolveFunctions<T>(value: unknown, option: string, known: readonly string[]): Readonly<T> {

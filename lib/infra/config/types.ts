@@ -118,63 +118,17 @@ export interface SignInCallbackParams {
 /** true: go on; false: AccessDenied; a string: redirect there; an object: go on with this id/data. */
 export type SignInResult = boolean | string | { userId?: string; data?: Record<string, unknown> }
 
-/** The keys `events` takes. */
-export const EVENT_NAMES = [
-  'signIn',
-  'signOut',
-  'session',
-  'backchannelLogout',
-  'tokenRefreshed',
-  'tokenRefreshFailed',
-  'passkeyCloned',
-  'passkeyAdded',
-] as const
+/** The core's keys of `events`; the features add theirs (lib/core/feature.ts `events`). */
+export const EVENT_NAMES = ['signIn', 'signOut', 'session'] as const
 
+/**
+ * The app's events: the core's here, and each feature adds its own by declaration merging
+ * (`declare module '…/infra/config/types'` in its types.ts).
+ */
 export interface Events {
   signIn?: (message: { record: Readonly<SessionRecord> }) => void | Promise<void>
   signOut?: (message: { record: Readonly<SessionRecord> | null }) => void | Promise<void>
   session?: (message: { session: Session; record: Readonly<SessionRecord> }) => void | Promise<void>
-  /**
-   * A passkey answered with a signature counter that did not go up: the authenticator may have been
-   * cloned. The sign-in was refused; the passkey is kept (the app decides: delete it, tell the user).
-   */
-  passkeyCloned?: (message: {
-    userId: string
-    passkeyId: string
-    storedCounter: number
-    receivedCounter: number
-  }) => void | Promise<void>
-  /**
-   * A passkey was added: by a signed-in user (who signed in within `passkey({ registrationMaxAge })`),
-   * or by a visitor's passkey-first sign-up. `handle`: the `listSessions` handle of the session that
-   * added it (database sessions); null for cookie sessions and for a sign-up, whose session comes
-   * after its passkey. Never the key itself. Tell the user ("a passkey was added to your account"):
-   * a passkey outlives sign-out everywhere.
-   */
-  passkeyAdded?: (message: { userId: string; passkeyId: string; handle: string | null }) => void | Promise<void>
-  /**
-   * An OpenID Connect provider's back-channel logout ended sessions of these users: the database
-   * sessions its session (`sid`) signed in, or every session of the users its subject signed in (and
-   * of cookie sessions); none when it had signed in nobody we know. `sessions`: how many ended, when
-   * each ended on its own; null when some user's every session ended at once.
-   */
-  backchannelLogout?: (message: {
-    provider: string
-    userIds: readonly string[]
-    sessions: number | null
-  }) => void | Promise<void>
-  /** `getAccessToken` refreshed a provider's tokens (never the tokens themselves). */
-  tokenRefreshed?: (message: TokenRefreshMessage) => void | Promise<void>
-  /** A refresh failed for good (`invalid_grant`, revoked consent): `getAccessToken` rejects with RefreshAccessTokenError. */
-  tokenRefreshFailed?: (message: TokenRefreshMessage & { reason: string }) => void | Promise<void>
-}
-
-/** What the token events say: whose tokens, of which provider, and until when the new access token is valid. */
-export interface TokenRefreshMessage {
-  userId: string
-  provider: string
-  /** Seconds since the epoch; null when the provider gave no expiry (or for a failure). */
-  expiresAt: number | null
 }
 
 export interface Pages {

@@ -1,6 +1,6 @@
 import type { Response } from 'express'
 import { renderView, STYLESHEET, type RenderOptions, type ViewData, type ViewName } from '../pages/render'
-import { PASSKEY_SCRIPT, type Asset } from '../pages/assets'
+import type { Asset } from '../pages/assets'
 import { noSniff, sendHtml } from './reply'
 import type { Messages } from '../pages/messages'
 
@@ -45,12 +45,8 @@ export function sendStylesheet(res: Response, stylesheet: Asset = STYLESHEET): v
   sendAsset(res, stylesheet, 'text/css; charset=utf-8')
 }
 
-/** `GET {base}/assets/passkey.js`: the sign-in page's passkey script, the only script of the pages. */
-export function sendPasskeyScript(res: Response): void {
-  sendAsset(res, PASSKEY_SCRIPT, 'text/javascript; charset=utf-8')
-}
-
-function sendAsset(res: Response, asset: Asset, type: string): void {
+/** A file of views/ (./pages/assets.ts), cacheable for a day, answered 304 when the browser has it. */
+export function sendAsset(res: Response, asset: Asset, type: string): void {
   noSniff(res)
   res.setHeader('Cache-Control', 'public, max-age=86400')
   res.setHeader('ETag', asset.etag)

@@ -4,7 +4,8 @@ import { VIEWS_DIR, type Asset } from './render'
 
 export type { Asset } from './render'
 
-function asset(name: string): Asset {
+/** A file of views/ served as it is (a script, say), with its ETag, read once when the module that serves it loads. */
+export function asset(name: string): Asset {
   const file = path.join(VIEWS_DIR, name)
   const body = readFileSync(file)
   return Object.freeze({
@@ -12,6 +13,3 @@ function asset(name: string): Asset {
     etag: `"${body.length.toString(36)}-${Math.floor(statSync(file).mtimeMs).toString(36)}"`,
   })
 }
-
-/** The sign-in page's passkey ceremony (views/passkey.js): no bundler, no library, no CDN. */
-export const PASSKEY_SCRIPT = asset('passkey.js')

@@ -2,14 +2,14 @@ import { createRequire } from 'node:module'
 import type * as Nodemailer from 'nodemailer'
 import type * as ConnectRedis from 'connect-redis'
 import type * as Flexible from 'rate-limiter-flexible'
-import type * as SimpleWebAuthn from '@simplewebauthn/server'
 
 // Dependencies that only some configurations use, loaded when one first does, so that an app pays
 // in memory only for what it configured (measured at start-up beside bare Express: nodemailer
-// 3 MB, @simplewebauthn/server with its ASN.1 modules 10 MB, rate-limiter-flexible's index 2 MB, connect-redis with express-session 0.5 MB; bench/README.md).
+// 3 MB, @simplewebauthn/server with its ASN.1 modules 10 MB (lib/features/passkey/lazy.ts), rate-limiter-flexible's index 2 MB, connect-redis with express-session 0.5 MB; bench/README.md).
 // Node caches each module, so every call after the first is a look-up.
 
-const load = createRequire(__filename)
+/** `require` from this package, for a dependency of its own that a feature loads when first used. */
+export const load = createRequire(__filename)
 
 /** nodemailer: for an e-mail provider that sends through `server`. */
 export const nodemailer = (): typeof Nodemailer => load('nodemailer') as typeof Nodemailer
@@ -26,6 +26,3 @@ export const rateLimiterRedis = (): typeof Flexible.RateLimiterRedis =>
   load('rate-limiter-flexible/lib/RateLimiterRedis') as typeof Flexible.RateLimiterRedis
 export const rateLimiterRes = (): typeof Flexible.RateLimiterRes =>
   load('rate-limiter-flexible/lib/RateLimiterRes') as typeof Flexible.RateLimiterRes
-
-/** @simplewebauthn/server (and its ASN.1 and X.509 modules): for a passkey provider, at its first ceremony. */
-export const simpleWebAuthn = (): typeof SimpleWebAuthn => load('@simplewebauthn/server') as typeof SimpleWebAuthn

@@ -1,7 +1,7 @@
 import { Strategy } from 'passport'
 import OAuth2Strategy from 'passport-oauth2'
 import { auth, ConfigurationError, oauth2, oidc, passportStrategy, type LogEntry } from '../../../lib'
-import type { OAuthProvider } from '../../../lib/infra/config/providers'
+import type { OAuthProvider } from '../../../lib/features/oauth/types'
 import { extraParams } from '../../../lib/features/oauth/authorize'
 import { defaultProfile, toTokens } from '../../../lib/features/oauth/profile'
 import { restoreClock, useClock } from '../../support/clock'

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { discover, jwksCache } from '../../../lib/features/oauth/oidc-discovery'
-import type { OidcProvider } from '../../../lib/infra/config/providers'
+import type { OidcProvider } from '../../../lib/features/oauth/types'
 
 /** An issuer on 127.0.0.1 whose every answer the spec sets: status and body, recording request headers. */
 function issuerServer() {
