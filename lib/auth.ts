@@ -70,7 +70,8 @@ export function auth(options?: AuthOptions): AuthRouter {
   const { state, redis, tracked } = server
   const store = sessionStore(config, server)
   const handles = keyRing(config.secrets, 'session-handle')
-  let svc: Services | undefined
+  // The services are made after the features (they list them); a feature's helpers reach them through this.
+  const built: { svc?: Services } = {}
   const env: FeatureEnv = {
     config,
     log: config.log,
@@ -79,14 +80,14 @@ export function auth(options?: AuthOptions): AuthRouter {
     tracked,
     keys: (purpose) => keyRing(config.secrets, purpose),
     sessionHandle: handleOfToken(store, handles),
-    services: () => svc!,
+    services: () => built.svc!,
   }
   const features = buildFeatures(env)
   // Every end of a session ends its provider tokens in Redis too.
   const vault = (features.find((feature) => feature.name === 'provider-tokens') as ProviderTokensFeature | undefined)
     ?.tokens.vault
   const sessions = vault ? withTokenCleanup(store, vault) : store
-  svc = Object.freeze({
+  const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
     sessions: createSessionManager(sessions, config.session, state.revocations, {
@@ -107,9 +108,10 @@ export function auth(options?: AuthOptions): AuthRouter {
     }),
     features,
   })
+  built.svc = svc
   const devices = createDevices(sessions, handles, state.revocations, config.session.maxLifetime)
   const startup: StartupHelpers = {
-    ready: () => Promise.all(features.map((feature) => feature.ready?.())).then(() => undefined),
+    ready: () => Promise.all(features.flatMap((feature) => feature.ready?.() ?? [])).then(() => undefined),
   }
   const helpers = { ...createHelpers(svc, env.sessionHandle), ...createCsrfHelpers(svc), ...startup }
   const added = Object.assign({}, ...features.map((feature) => feature.helpers ?? {})) as FeatureHelpers

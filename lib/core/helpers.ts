@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import type { Session, SessionRecord, SessionRecordView } from '../infra/config/types'
+import type { Session, SessionRecordView } from '../infra/config/types'
 import { crossSiteRefused } from '../infra/csrf/origin'
 import { readChunked } from '../infra/http/chunked-cookie'
 import { readCookies, setCookie } from '../infra/http/cookies'

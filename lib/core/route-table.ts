@@ -16,7 +16,7 @@ export interface Found {
 export type RouteTable = (path: string) => Found | null
 
 /** The routes every provider has; each provider's feature declares them for its own providers. */
-const PROVIDER_ROUTES = ['signin', 'callback'] as const
+type ProviderRoute = 'signin' | 'callback'
 
 /** `POST /signin/:provider` for an id no provider has: `{"url"}` with 404 for a client that asked for JSON. */
 async function unknownSignIn(ctx: Context): Promise<void> {
@@ -30,7 +30,7 @@ const noSuchProvider = () => {
 }
 
 /** What an id no provider has meets: the policy of the route it asked for, then 404. */
-const UNKNOWN: Readonly<Record<(typeof PROVIDER_ROUTES)[number], Route>> = {
+const UNKNOWN: Readonly<Record<ProviderRoute, Route>> = {
   signin: { POST: unknownSignIn, csrf: invalidCsrf.backTo('/signin'), rateLimit: 'flow' },
   callback: { GET: noSuchProvider, POST: noSuchProvider, csrf: 'exempt', rateLimit: 'flow' },
 }

@@ -15,7 +15,10 @@ export async function signInPage(ctx: Context): Promise<void> {
   const { config, features } = ctx.svc
   if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
   const error = ctx.query.get('error') ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
-  const parts: SignInPageParts = Object.assign({}, ...features.map((feature) => feature.signInPage?.(ctx, error)))
+  const parts = features.reduce<SignInPageParts>(
+    (all, feature) => ({ ...all, ...feature.signInPage?.(ctx, error) }),
+    {},
+  )
   const { email: typed, ...more } = parts
   const email = typed ?? ctx.query.get('email')
   renderPage(
