@@ -42,7 +42,7 @@ export interface Feature {
   readonly signInPage?: (ctx: Context, error: string | undefined) => SignInPageParts
   /** How a log entry names a user of its own (an e-mail sign-in's address only by its keyed hash), or null. */
   readonly userForLog?: (userId: string) => Record<string, string> | null
-  /** The helpers it adds to the router `auth()` returns (docs/api.md). */
+  /** The helpers it adds to the router `auth()` returns (typed in lib/features.ts `FeatureHelpers`). */
   readonly helpers?: object
   /** Resolves when it is ready to serve (OIDC discovery); rejects naming what is wrong. */
   readonly ready?: () => Promise<void>
