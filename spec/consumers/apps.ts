@@ -47,6 +47,17 @@ const router = auth({
       },
     }),
   ],
+  // The features' events and log codes reach the public types (declaration merging): a strict
+  // TypeScript app that names them compiles only if the declarations carry every feature's.
+  events: {
+    passkeyAdded: ({ passkeyId }) => console.log(\`passkey \${passkeyId} added\`),
+    backchannelLogout: ({ provider }) => console.log(\`logout by \${provider}\`),
+    tokenRefreshed: ({ provider }) => console.log(\`tokens of \${provider} refreshed\`),
+  },
+  logger: (entry) => {
+    if (entry.event === 'passkey.added' || entry.event === 'backchannel_logout' || entry.event === 'tokens.refreshed')
+      console.log(entry.message)
+  },
 })
 
 const app = express()
