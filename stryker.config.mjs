@@ -12,10 +12,22 @@ export default {
     'lib/core/csrf-failure.ts',
     'lib/core/session/**/*.ts',
     'lib/core/sign-in/**/*.ts',
+    // Every route's policy (origin check, CSRF, rate limit), enforced in one place.
+    'lib/core/router.ts',
+    'lib/core/route-table.ts',
     'lib/features/oauth/oidc-discovery.ts',
     'lib/features/oauth/id-token.ts',
     'lib/features/oauth/authorize.ts',
-    'lib/core/routes/callback.ts',
+    // Each provider's start and finish (what lib/sign-in/ held before the features had folders).
+    'lib/features/oauth/start.ts',
+    'lib/features/oauth/callback.ts',
+    'lib/features/email/start.ts',
+    'lib/features/email/callback.ts',
+    'lib/features/passkey/callback.ts',
+    'lib/features/passkey/challenge.ts',
+    'lib/features/passkey/register.ts',
+    'lib/features/oidc-logout/backchannel.ts',
+    'lib/features/oidc-logout/provider-logout.ts',
     'lib/core/context.ts',
     'lib/infra/urls/callback-url.ts',
     // The one JSON parser of untrusted token headers and payloads (JWE, JWS).

@@ -33,8 +33,8 @@ import type { ProviderTokensFeature } from './features/provider-tokens'
 import { providerUrls } from './infra/urls/provider-urls'
 import { FEATURES, type FeatureHelpers } from './features'
 
-/** The core's helpers and the features' (lib/features.ts). */
-export type AuthHelpers = CoreHelpers & Pick<FeatureHelpers, 'getAccessToken'>
+/** The core's helpers and `getAccessToken` (lib/features/provider-tokens/); the router carries the other features' too. */
+export interface AuthHelpers extends CoreHelpers, Pick<FeatureHelpers, 'getAccessToken'> {}
 
 export type AuthRouter = Router & AuthHelpers & DeviceHelpers & FeatureHelpers & StartupHelpers
 
@@ -132,7 +132,12 @@ export function resolveOptions(options?: AuthOptions, env: NodeJS.ProcessEnv = p
 function buildFeatures(env: FeatureEnv): Feature[] {
   const built = new Map<string, Feature>()
   for (const definition of FEATURES) {
-    const required = new Map((definition.requires ?? []).map((name) => [name, built.get(name)!]))
+    const required = new Map<string, Feature>()
+    for (const name of definition.requires ?? []) {
+      const feature = built.get(name)
+      if (!feature) throw new Error(`lib/features.ts: ${definition.name} requires ${name}, which must come before it`)
+      required.set(name, feature)
+    }
     built.set(definition.name, definition.build(env, required))
   }
   return [...built.values()]

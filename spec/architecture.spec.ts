@@ -30,7 +30,7 @@ const FEATURE_WORDS =
   /passkey|webauthn|oidc|backchannel|oauth|passport|magic ?link|verification|providerTokens|accessToken|logoutIndex/i
 
 /**
- * NextAuth's own names, which the wire contract fixes (docs/wire-contract.md): its error codes, the
+ * NextAuth's own names, which the wire contract fixes (docs/routes.md, docs/errors.md): its error codes, the
  * signIn callback's `email.verificationRequest`, the `webauthnChallenge` cookie, the session's
  * `RefreshAccessTokenError`.
  */

@@ -107,7 +107,7 @@ export class Context {
     return languages.pick(this.req.headers['accept-language'])
   }
 
-  /** Where to send the user after a sign-in or sign-out: this request's callbackUrl, validated (lib/urls). */
+  /** Where to send the user after a sign-in or sign-out: this request's callbackUrl, validated (lib/infra/urls). */
   callbackTarget(): Promise<string> {
     const { trustedOrigins, callbacks } = this.svc.config
     return chooseCallbackUrl(this.param('callbackUrl'), this.base, trustedOrigins, callbacks.redirect, this.svc.log)

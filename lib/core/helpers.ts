@@ -173,7 +173,7 @@ export function createHelpers(
   return Object.freeze(helpers as typeof helpers & Pick<CoreHelpers, 'requireAuth'>)
 }
 
-/** The CSRF helpers: the app's own forms carry the service's token (signed double-submit, lib/csrf). */
+/** The CSRF helpers: the app's own forms carry the service's token (signed double-submit, lib/infra/csrf). */
 export function createCsrfHelpers(svc: Services): Pick<CoreHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
   return Object.freeze({
     getCsrfToken(req: Request, res: Response): string | null {

@@ -71,7 +71,7 @@ async function dispatch(
   const json = body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1'
   const ctx = new Context(req, res, svc, base, cookieSet, readCookies(req), providerId, body, json)
   try {
-    const refusal = await policyRefusal(ctx, key, route, method)
+    const refusal = policyRefusal(ctx, key, route, method)
     if (refusal) return await refusal(ctx)
     if (route.rateLimit && counted(ctx, route.rateLimit, method)) await countRequest(ctx)
     await handler(ctx)
@@ -89,7 +89,7 @@ async function dispatch(
  * refused request calls nobody and is not counted, so it neither uses up a client's allowance nor
  * leaves a counter behind. A route exempt from the token is counted before its handler.
  */
-async function policyRefusal(ctx: Context, key: string, route: Route, method: string): Promise<CsrfFailure | null> {
+function policyRefusal(ctx: Context, key: string, route: Route, method: string): CsrfFailure | null {
   const { svc, req } = ctx
   const crossSite = route.crossSite ?? 'post'
   const checked = crossSite === 'all' || (crossSite === 'post' && method === 'POST')

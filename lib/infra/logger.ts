@@ -120,19 +120,5 @@ export function hasControls(text: string): boolean {
   return text.search(CONTROLS) !== -1
 }
 
-/** How a log entry names a user: `{ userId }`, or `{ addressHash }` for an e-mail sign-in's own user id. */
+/** How a log entry names a user: `{ userId }`, or what a feature names its own users by (lib/auth.ts). */
 export type UserForLog = (userId: string | undefined) => { userId?: string; addressHash?: string }
-
-/**
- * Names users in log entries by their user id, except an e-mail sign-in's own `{provider id}:{address}`,
- * which is named by the address's keyed hash (`hash`): logs never hold an address.
- */
-export function userForLog(emailSignIn: { readonly id: string; hash(address: string): string } | null): UserForLog {
-  if (emailSignIn === null) return (userId) => (userId === undefined ? {} : { userId })
-  const prefix = `${emailSignIn.id}:`
-  return (userId) => {
-    if (userId === undefined) return {}
-    if (userId.startsWith(prefix)) return { addressHash: emailSignIn.hash(userId.slice(prefix.length)) }
-    return { userId }
-  }
-}

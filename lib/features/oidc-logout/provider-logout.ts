@@ -13,11 +13,11 @@ import type { LogoutRuntime } from './runtime'
  * sign-in, the ID token is kept for `id_token_hint`: in Redis under a random handle when `redis`
  * is set, else in the cookie itself when it fits. The logout cookie (`<session cookie>-logout`,
  * sealed, the session cookie's attributes) names the provider and holds the token or its handle.
- * It counts toward the Cookie budget (../http/cookie-budget.ts) and is the first to give way: when
+ * It counts toward the Cookie budget (lib/infra/http/cookie-budget.ts) and is the first to give way: when
  * the session's cookies would leave too little, it says only that (OVER_BUDGET), and sign-out goes
  * on without id_token_hint, saying why in its log entry.
  * At sign-out, once our session has ended, the browser goes to the provider's end-session endpoint
- * with `state`: a flow (./flow.ts) bound to the browser's CSRF token exactly like a sign-in's,
+ * with `state`: a flow (lib/core/sign-in/flow.ts) bound to the browser's CSRF token exactly like a sign-in's,
  * under the provider name `logout:<id>` so that neither kind of flow can stand for the other. The
  * provider sends the browser back to `GET /signout-callback/:provider`, which checks it.
  */

@@ -113,7 +113,7 @@ export function providerTokens(deps: TokenDeps): ProviderTokens {
     const provider = deps.registry.get(account.provider)?.provider
     const kept = provider?.tokens ? fromAccount(account) : null
     if (!provider || !kept) return undefined
-    // The OAuth callback asked refusal() first: only a sign-in that skipped it comes here.
+    // The sign-in hook's admit asked refusal() first: only a sign-in that skipped it comes here.
     if (!kept.ok) throw new AuthError('OAuthCallback', `provider ${provider.id}: ${kept.reason}`)
     const { set } = kept
     const sealed = sealTokens(ring, set)

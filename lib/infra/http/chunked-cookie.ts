@@ -57,7 +57,7 @@ export function writeChunked(
 /**
  * The session cookie's value is set: when the browser's Cookie header would then leave less than
  * ONE_FLOW_SHARE of COOKIE_BUDGET (./cookie-budget.ts), the session's logout cookie
- * (`<name>-logout`, ../sign-in/provider-logout.ts), the one cookie that can go at no more cost than
+ * (`<name>-logout`, lib/features/oidc-logout/provider-logout.ts), the one cookie that can go at no more cost than
  * sign-out's id_token_hint, is replaced by OVER_BUDGET, which says at sign-out why there is no hint.
  */
 function keepWithinBudget(res: Response, cookies: Record<string, unknown>, def: CookieDef, maxAgeSeconds: number) {

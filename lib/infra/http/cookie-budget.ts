@@ -10,7 +10,7 @@ import type { Response } from 'express'
  * cookies, the Cookie header stays within COOKIE_BUDGET, which leaves 2 KB of the 16 for the
  * request line and the browser's other headers. Who gives way, cheapest first: the logout cookie
  * (only sign-out's `id_token_hint` is lost; ./chunked-cookie.ts), then the oldest flows
- * (../sign-in/flow.ts). The session cookie and the flow just begun are never dropped.
+ * (lib/core/sign-in/flow.ts). The session cookie and the flow just begun are never dropped.
  */
 export const COOKIE_BUDGET = 14 * 1024
 

@@ -5,7 +5,7 @@ import { noSniff, sendHtml } from './reply'
 import type { Messages } from '../pages/messages'
 
 /**
- * Renders a built-in page (lib/pages) and writes it as `text/html; charset=utf-8`, with its CSP.
+ * Renders a built-in page (lib/infra/pages) and writes it as `text/html; charset=utf-8`, with its CSP.
  * `Referrer-Policy: same-origin`: the page's address (a token in it, say) never leaves the site,
  * while its own form POSTs still carry their Origin (with `no-referrer`, browsers send
  * `Origin: null`, which the origin check would refuse).
@@ -45,7 +45,7 @@ export function sendStylesheet(res: Response, stylesheet: Asset = STYLESHEET): v
   sendAsset(res, stylesheet, 'text/css; charset=utf-8')
 }
 
-/** A file of views/ (./pages/assets.ts), cacheable for a day, answered 304 when the browser has it. */
+/** A file of views/ (../pages/assets.ts), cacheable for a day, answered 304 when the browser has it. */
 export function sendAsset(res: Response, asset: Asset, type: string): void {
   noSniff(res)
   res.setHeader('Cache-Control', 'public, max-age=86400')

@@ -210,7 +210,7 @@ export interface RenderedPage {
   readonly csp: string
 }
 
-/** Renders a built-in page. Writing it is lib/http's part (page-response.ts). */
+/** Renders a built-in page. Writing it is lib/infra/http's part (page-response.ts). */
 export function renderView<V extends ViewName>(view: V, data: ViewData[V], options: RenderOptions = {}): RenderedPage {
   const t = options.messages ?? en
   const model = MODELS[view](t, data)
