@@ -2,13 +2,13 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session, SessionRecord, SessionRecordView } from '../infra/config/types'
 import { crossSiteRefused } from '../infra/csrf/origin'
 import { serviceFor } from '../infra/http/base'
-import { readChunked } from '../infra/http/chunked-cookie'
 import { readCookies, setCookie } from '../infra/http/cookies'
 import { AuthError, ConfigurationError, isAuthError } from '../infra/errors'
 import { errorAnswer, sendError } from '../infra/http/error-response'
 import { NO_STORE, sendJson, sendRedirect } from '../infra/http/reply'
 import type { Services } from './services'
-import type { SessionCookie } from './session/manager'
+import { CookieTransport } from './session/cookie-transport'
+import type { SessionTransport } from './session/transport'
 import type { AccessToken, GetAccessTokenOptions } from '../features/provider-tokens'
 import { toRecordView } from './session/record'
 import { clientSession } from './session/shape'
@@ -125,17 +125,17 @@ export function createHelpers(
     }
   }
 
-  async function readSession(req: Request): Promise<{ record: SessionRecord; cookie: SessionCookie } | null> {
+  async function readSession(req: Request): Promise<{ record: SessionRecord; cookie: SessionTransport } | null> {
     const service = serviceOf(req)
     if (service === null) return null
-    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res: undefined }
+    const cookie = new CookieTransport(readCookies(req), service.cookieSet.sessionToken)
     if (!svc.sessions.present(cookie)) return null
     const record = await svc.sessions.read(cookie)
     return record ? { record, cookie } : null
   }
 
-  function recordView({ record, cookie }: { record: SessionRecord; cookie: SessionCookie }): SessionRecordView {
-    const token = readChunked(cookie.cookies, cookie.def.name)
+  function recordView({ record, cookie }: { record: SessionRecord; cookie: SessionTransport }): SessionRecordView {
+    const token = cookie.token()
     return toRecordView(record, token === null ? null : handleOf(token))
   }
 
@@ -151,7 +151,7 @@ export function createHelpers(
 
   /** Never rejects: every outcome is an answer, or `next` (with the app's own error, if any). */
   async function guard(req: Request, res: Response, next: NextFunction, answer: Answer): Promise<void> {
-    let found: { record: SessionRecord; cookie: SessionCookie } | null
+    let found: { record: SessionRecord; cookie: SessionTransport } | null
     let session: Session | null
     try {
       found = await readSession(req)
@@ -215,7 +215,8 @@ function accessTokenHelper(svc: Services, serviceOf: (req: Request) => ReturnTyp
     const service = serviceOf(req)
     if (service === null) return null
     const res = req.res && !req.res.headersSent ? req.res : undefined
-    const cookie = { cookies: readCookies(req), def: service.cookieSet.sessionToken, res }
+    const [cookies, def] = [readCookies(req), service.cookieSet.sessionToken]
+    const cookie = new CookieTransport(cookies, def, res)
     if (!svc.sessions.present(cookie)) return null
     const record = await svc.sessions.read(cookie)
     if (!record) return null
@@ -224,7 +225,7 @@ function accessTokenHelper(svc: Services, serviceOf: (req: Request) => ReturnTyp
     const live = () => (res && !res.headersSent ? res : undefined)
     const save = async (changed: SessionRecord) => {
       if (!live() && cookieSession) svc.log('warn', 'tokens.warning', LATE_SAVE)
-      await svc.sessions.save({ ...cookie, res: live() }, changed)
+      await svc.sessions.save(new CookieTransport(cookies, def, live()), changed)
     }
     const session = {
       record,

@@ -1,6 +1,7 @@
 import type { CookieDef } from '../../lib/infra/config/cookies'
 import type { SessionRecord } from '../../lib/infra/config/types'
 import { cookieStore } from '../../lib/core/session/cookie-store'
+import { CookieTransport } from '../../lib/core/session/cookie-transport'
 import { createSessionManager, type SessionRevocations, type SessionTiming } from '../../lib/core/session/manager'
 import { REPLY_CACHE_LIMITS, replyCache } from '../../lib/core/session/reply-cache'
 import type { SessionStore } from '../../lib/core/session/record-store'
@@ -142,7 +143,7 @@ describe('the session manager with replies reused', () => {
     const read = jest.fn(store.read.bind(store))
     return { store: { ...store, read }, read }
   }
-  const cookieOf = (token: string) => ({ cookies: sessionCookies(token), def: DEF, res: fakeResponse().res })
+  const cookieOf = (token: string) => new CookieTransport(sessionCookies(token), DEF, fakeResponse().res)
 
   it('opens the cookie once, then answers from memory', async () => {
     const { store, read } = spied(cookieStore(RING))

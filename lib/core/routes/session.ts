@@ -3,7 +3,7 @@ import { sendJson } from '../../infra/http/reply'
 import { ANSWERED_503, orAnswer503 } from '../../infra/http/unavailable'
 import { clientSession } from '../session/shape'
 import type { Context } from '../context'
-import type { SessionCookie } from '../session/manager'
+import type { SessionTransport } from '../session/transport'
 import type { Session, SessionRecord } from '../../infra/config/types'
 
 /**
@@ -25,7 +25,7 @@ export function getSession(ctx: Context): void | Promise<void> {
   return openSession(ctx, cookie)
 }
 
-async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
+async function openSession(ctx: Context, cookie: SessionTransport): Promise<void> {
   const { svc, res } = ctx
   const found = await orAnswer503(res, svc.sessions.read(cookie))
   if (found === ANSWERED_503) return
@@ -51,7 +51,7 @@ async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
  * Synchronous when the callback is and no `events.session` is set: no promise on the hot path of
  * an app with a session callback.
  */
-function answer(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep: boolean): void | Promise<void> {
+function answer(ctx: Context, cookie: SessionTransport, record: SessionRecord, keep: boolean): void | Promise<void> {
   const session = clientSession(record, ctx.svc.config.callbacks, ctx.svc.log)
   // A real promise, never an answer that only looks like one (Promise.prototype, a Proxy): node's check.
   if (types.isPromise(session)) return session.then((shaped) => reply(ctx, cookie, record, keep, shaped))
@@ -60,7 +60,7 @@ function answer(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep
 
 function reply(
   ctx: Context,
-  cookie: SessionCookie,
+  cookie: SessionTransport,
   record: SessionRecord,
   keep: boolean,
   session: Session | null,
@@ -72,7 +72,7 @@ function reply(
   send(ctx, cookie, record, keep, session)
 }
 
-function send(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep: boolean, session: Session): void {
+function send(ctx: Context, cookie: SessionTransport, record: SessionRecord, keep: boolean, session: Session): void {
   const reply = JSON.stringify(session)
   if (keep) ctx.svc.sessions.remember(cookie, record, reply)
   sendJson(ctx.res, 200, reply, true)

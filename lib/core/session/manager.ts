@@ -1,24 +1,11 @@
-import type { Request, Response } from 'express'
 import type { SessionRecord, SessionUser } from '../../infra/config/types'
-import { ConfigurationError } from '../../infra/errors'
-import {
-  CHUNK_SIZE,
-  clearChunked,
-  hasChunked,
-  MAX_CHUNKS,
-  readChunked,
-  writeChunked,
-} from '../../infra/http/chunked-cookie'
-import type { CookieIo } from '../../infra/http/cookies'
 import type { Revocations } from '../../infra/store/types'
 import { deviceOf, type DeviceInfo } from './device-info'
 import type { ReplyCacheLimits } from './reply-cache'
 import { rememberedSessions } from './remembered'
 import { revocableSince } from './record'
 import type { SessionStore } from './record-store'
-
-/** The request's session cookie (no response where it is only read: `getSession(req)`). */
-export type SessionCookie = CookieIo<Response | undefined>
+import type { SessionTransport } from './transport'
 
 export interface NewSession {
   userId: string
@@ -32,74 +19,75 @@ export interface NewSession {
 }
 
 /**
- * Sessions over a store: reading, creating, rolling renewal and removal, with the cookie handled
- * in one place whatever the store.
+ * Sessions over a store: reading, creating, rolling renewal and removal, on the session token alone.
+ * The token comes and goes through a transport (./transport.ts; the cookie: ./cookie-transport.ts),
+ * whatever the store.
  */
 export interface SessionManager {
-  /** Whether the request carries a session cookie at all (no crypto, no I/O). */
-  present(cookie: SessionCookie): boolean
+  /** Whether the request carries a session token at all (no crypto, no I/O). */
+  present(transport: SessionTransport): boolean
   /** The valid record, or null. */
-  read(cookie: SessionCookie): Promise<SessionRecord | null>
+  read(transport: SessionTransport): Promise<SessionRecord | null>
   /**
-   * `stored`: runs once the store keeps the new session, before the cookie is set, with the store's id
+   * `stored`: runs once the store keeps the new session, before the token is handed out, with the store's id
    * of it (database sessions; null for cookie sessions). When it fails, the session is removed again
    * and `create` rejects: nothing it was to record about the session can be missing.
    */
   create(
-    cookie: SessionCookie,
+    transport: SessionTransport,
     input: NewSession,
     stored?: (sid: string | null) => Promise<void>,
   ): Promise<SessionRecord>
   /** Renews the session when it was issued more than `updateAge` ago; returns the current record. */
-  renewIfDue(cookie: SessionCookie, record: SessionRecord): Promise<SessionRecord>
+  renewIfDue(transport: SessionTransport, record: SessionRecord): Promise<SessionRecord>
   /** Rewrites the session with new data, keeping its expiry. */
-  save(cookie: SessionCookie, record: SessionRecord): Promise<void>
-  /** Removes the session where it is kept and clears the cookie. */
-  destroy(cookie: SessionCookie, record: SessionRecord | null): Promise<void>
+  save(transport: SessionTransport, record: SessionRecord): Promise<void>
+  /** Removes the session where it is kept and clears the client's token. */
+  destroy(transport: SessionTransport, record: SessionRecord | null): Promise<void>
   /** Ends every session of a user, wherever it is: revoked from now on, and deleted where it is kept. */
   revokeAll(userId: string): Promise<void>
   /**
-   * Ends every session of the record's user but the cookie's own. Database sessions: the others are
-   * unlisted and deleted, this one and its cookie stay. Cookie sessions cannot be told apart: all of
-   * them are revoked and this browser gets a new session for the same sign-in (same user, data and
+   * Ends every session of the record's user but the transport's own. Database sessions: the others are
+   * unlisted and deleted, this one and its token stay. Cookie sessions cannot be told apart: all of
+   * them are revoked and this client gets a new session for the same sign-in (same user, data and
    * sign-in time, so still bounded by `maxLifetime`), re-issued after the revocation.
    */
-  revokeOthers(cookie: SessionCookie, record: SessionRecord): Promise<void>
-  /** Clears the cookie only (for a cookie that did not open). */
-  clear(cookie: SessionCookie): void
+  revokeOthers(transport: SessionTransport, record: SessionRecord): Promise<void>
+  /** Clears the client's token only (for a token that did not open). */
+  clear(transport: SessionTransport): void
   /**
-   * The `GET /session` reply remembered for this exact cookie, when its session is still valid, not
+   * The `GET /session` reply remembered for this exact token, when its session is still valid, not
    * due for renewal and known not to be revoked; else null. Synchronous: no crypto, no I/O.
    */
-  recall(cookie: SessionCookie): string | null
-  /** Remembers the reply for a session just read from this cookie and not renewed (when replies are reused). */
-  remember(cookie: SessionCookie, record: SessionRecord, reply: string): void
+  recall(transport: SessionTransport): string | null
+  /** Remembers the reply for a session just read from this token and not renewed (when replies are reused). */
+  remember(transport: SessionTransport, record: SessionRecord, reply: string): void
   /**
    * When the app runs something per request (`perRequest`): the record remembered for this exact
-   * cookie, as a new object each time (a callback that changes it changes nothing remembered), under
+   * token, as a new object each time (a callback that changes it changes nothing remembered), under
    * the same checks as `recall`; else null. Synchronous: no crypto, no I/O.
    */
-  recallRecord(cookie: SessionCookie): SessionRecord | null
-  /** Remembers a record just read from this cookie and not renewed, before the app's code sees it (`perRequest`). */
-  rememberRecord(cookie: SessionCookie, record: SessionRecord): void
+  recallRecord(transport: SessionTransport): SessionRecord | null
+  /** Remembers a record just read from this token and not renewed, before the app's code sees it (`perRequest`). */
+  rememberRecord(transport: SessionTransport, record: SessionRecord): void
 }
 
 /**
  * Revocations that can tell a user's revocation time from memory, when they know it without I/O
  * (lib/store: always in memory; with Redis, within the revocation delay). A hit of the reply cache
- * needs it; without it every request opens its cookie.
+ * needs it; without it every request opens its token.
  */
 export type SessionRevocations = Revocations & { peek?(userId: string): number | undefined }
 
 export interface ManagerOptions {
   /**
-   * Reuse what `GET /session` found for a cookie value (sealed cookies, and database tokens while
+   * Reuse what `GET /session` found for a token (sealed cookies, and database tokens while
    * the store vouches for their record): the reply, or the record when `perRequest`.
    */
   readonly replies?: ReplyCacheLimits | null
   /**
    * Something of the app's runs on every `GET /session` (a `session` callback, `events.session`):
-   * then the cache keeps the record a cookie opened to, never an answer, and the app's code runs
+   * then the cache keeps the record a token opened to, never an answer, and the app's code runs
    * on each request with that record.
    */
   readonly perRequest?: boolean
@@ -113,16 +101,16 @@ export interface SessionTiming {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-/** Where a sign-in comes from: the request of the cookie's response (Express's `res.req`), when there is one. */
-function deviceOfCookie(cookie: SessionCookie, record: SessionRecord): DeviceInfo | null {
-  const req = cookie.res?.req as Request | undefined
+/** Where a sign-in comes from: the transport's request, when there is one. */
+function deviceOfRequest(transport: SessionTransport, record: SessionRecord): DeviceInfo | null {
+  const req = transport.request
   return req ? deviceOf(req, record) : null
 }
 
-/** Writes the record and sets the cookie to the token the store answers. */
+/** Writes the record and hands the client the token the store answers. */
 async function writeSession(
   store: SessionStore,
-  cookie: SessionCookie,
+  transport: SessionTransport,
   record: SessionRecord,
   previous: string | null,
   device: DeviceInfo | null,
@@ -130,11 +118,7 @@ async function writeSession(
 ): Promise<void> {
   // Only a sign-in says where it comes from: renewals and updates never rewrite it.
   const token = await (device === null ? store.write(record, previous) : store.write(record, previous, device))
-  if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
-    throw new ConfigurationError(
-      `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
-    )
-  }
+  transport.assertFits(token)
   if (stored) {
     try {
       await stored(store.sessions?.sidOf(token) ?? null)
@@ -143,7 +127,7 @@ async function writeSession(
       throw error
     }
   }
-  if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
+  transport.write(token, record.expiresAt - nowSeconds())
 }
 
 /** Writes a new session, signed in now (the browser's previous one, if any, is the caller's). */
@@ -151,7 +135,7 @@ async function startSession(
   store: SessionStore,
   timing: SessionTiming,
   revocations: Revocations,
-  cookie: SessionCookie,
+  transport: SessionTransport,
   input: NewSession,
   stored?: (sid: string | null) => Promise<void>,
 ): Promise<SessionRecord> {
@@ -159,7 +143,7 @@ async function startSession(
   // Dated by the revocations' clock (Redis's), never before the user's last revocation.
   const createdAt = await revocations.stamp(input.userId)
   const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + timing.maxAge }
-  await writeSession(store, cookie, record, null, deviceOfCookie(cookie, record), stored)
+  await writeSession(store, transport, record, null, deviceOfRequest(transport, record), stored)
   return record
 }
 
@@ -171,8 +155,12 @@ export function createSessionManager(
 ): SessionManager {
   const remembered = rememberedSessions(store, timing, revocations, options)
 
-  const write = (cookie: SessionCookie, record: SessionRecord, previous: string | null, device?: DeviceInfo | null) =>
-    writeSession(store, cookie, record, previous, device ?? null)
+  const write = (
+    transport: SessionTransport,
+    record: SessionRecord,
+    previous: string | null,
+    device?: DeviceInfo | null,
+  ) => writeSession(store, transport, record, previous, device ?? null)
 
   // Only a sign-in dates a session: the one replacing it keeps the sign-in time (`auth_time`, the
   // recent sign-in passkey registration asks for) and the `maxLifetime` counted from it. Dated past
@@ -184,29 +172,29 @@ export function createSessionManager(
     return { ...record, reissuedAt, issuedAt: now, expiresAt }
   }
 
-  const start = (cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) =>
-    startSession(store, timing, revocations, cookie, input, stored)
+  const start = (transport: SessionTransport, input: NewSession, stored?: (sid: string | null) => Promise<void>) =>
+    startSession(store, timing, revocations, transport, input, stored)
 
   const manager: SessionManager = Object.freeze({
-    present: (cookie: SessionCookie) => hasChunked(cookie.cookies, cookie.def.name),
+    present: (transport: SessionTransport) => transport.present(),
 
-    async read(cookie: SessionCookie) {
-      const token = readChunked(cookie.cookies, cookie.def.name)
+    async read(transport: SessionTransport) {
+      const token = transport.token()
       if (token === null) return null
       const record = await store.read(token, nowSeconds(), timing.maxLifetime)
       // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
       return record && revocableSince(record) >= (await revocations.before(record.userId)) ? record : null
     },
 
-    async create(cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
+    async create(transport: SessionTransport, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
       // A new session never reuses a token the browser brought with it, and ends the session that
       // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
-      const previous = readChunked(cookie.cookies, cookie.def.name)
+      const previous = transport.token()
       if (previous !== null) await store.remove(previous, null)
-      return start(cookie, input, stored)
+      return start(transport, input, stored)
     },
 
-    async renewIfDue(cookie: SessionCookie, record: SessionRecord) {
+    async renewIfDue(transport: SessionTransport, record: SessionRecord) {
       const now = nowSeconds()
       // Renewal stops at the absolute lifetime: a renewal that would not move the expiry is skipped.
       if (now - record.issuedAt < timing.updateAge || record.expiresAt >= record.createdAt + timing.maxLifetime)
@@ -216,20 +204,20 @@ export function createSessionManager(
         issuedAt: now,
         expiresAt: Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime),
       }
-      await write(cookie, renewed, readChunked(cookie.cookies, cookie.def.name))
+      await write(transport, renewed, transport.token())
       return renewed
     },
 
-    async save(cookie: SessionCookie, record: SessionRecord) {
-      await write(cookie, record, readChunked(cookie.cookies, cookie.def.name))
+    async save(transport: SessionTransport, record: SessionRecord) {
+      await write(transport, record, transport.token())
     },
 
-    async destroy(cookie: SessionCookie, record: SessionRecord | null) {
-      const token = readChunked(cookie.cookies, cookie.def.name)
-      // Signed out here: this browser's cookie is gone; a copy of it opens as it always did.
+    async destroy(transport: SessionTransport, record: SessionRecord | null) {
+      const token = transport.token()
+      // Signed out here: this client's token is gone; a copy of it opens as it always did.
       if (token !== null) remembered.forget(token)
       if (token !== null) await store.remove(token, record)
-      if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+      transport.clear()
     },
 
     async revokeAll(userId: string) {
@@ -238,8 +226,8 @@ export function createSessionManager(
       await store.removeAll(userId, nowSeconds())
     },
 
-    async revokeOthers(cookie: SessionCookie, record: SessionRecord) {
-      const token = readChunked(cookie.cookies, cookie.def.name)
+    async revokeOthers(transport: SessionTransport, record: SessionRecord) {
+      const token = transport.token()
       // Database sessions: this one is kept by its token (one that opened, so never null here).
       if (store.sessions !== undefined)
         return token === null ? undefined : store.removeAll(record.userId, nowSeconds(), token)
@@ -248,11 +236,11 @@ export function createSessionManager(
       // replaced session's would be (the cookie store itself has nothing to remove).
       await revocations.revoke(record.userId)
       await store.removeAll(record.userId, nowSeconds(), token ?? undefined)
-      await write(cookie, await reissued(record), null)
+      await write(transport, await reissued(record), null)
     },
 
-    clear(cookie: SessionCookie) {
-      if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+    clear(transport: SessionTransport) {
+      transport.clear()
     },
 
     recall: remembered.recall,

@@ -1,15 +1,15 @@
 import type { SessionRecord } from '../../infra/config/types'
-import { readChunked } from '../../infra/http/chunked-cookie'
-import type { ManagerOptions, SessionCookie, SessionManager, SessionRevocations, SessionTiming } from './manager'
+import type { ManagerOptions, SessionManager, SessionRevocations, SessionTiming } from './manager'
 import type { SessionStore } from './record-store'
 import { replyCache, type ReplyCache } from './reply-cache'
+import type { SessionTransport } from './transport'
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /**
- * What `GET /session` reuses by the exact session cookie (./reply-cache.ts, checked on every use):
+ * What `GET /session` reuses by the exact session token (./reply-cache.ts, checked on every use):
  * its answer when the reply depends on the record alone, or, when the app's code runs on every
- * request (a `session` callback, `events.session`), the record the cookie opened to, so that only
+ * request (a `session` callback, `events.session`), the record the token opened to, so that only
  * the opening (the crypto, the store's read) is saved and the app's code still runs each time.
  */
 export function rememberedSessions(
@@ -24,33 +24,38 @@ export function rememberedSessions(
   const replies = options.perRequest ? null : cache
   const records = options.perRequest ? cache : null
 
-  function recalled(from: ReplyCache | null, cookie: SessionCookie): string | null {
+  function recalled(from: ReplyCache | null, transport: SessionTransport): string | null {
     if (from === null || peek === null) return null
-    const token = readChunked(cookie.cookies, cookie.def.name)
+    const token = transport.token()
     return token === null ? null : from.get(token, nowSeconds(), peek)
   }
-  function keep(into: ReplyCache | null, cookie: SessionCookie, record: SessionRecord, value: () => string): void {
+  function keep(
+    into: ReplyCache | null,
+    transport: SessionTransport,
+    record: SessionRecord,
+    value: () => string,
+  ): void {
     if (into === null || peek === null) return
     // A database record is remembered only while the store can tell it is still the one it holds.
     const check = store.replyCacheCheck?.(record) ?? null
     if (check === null) return
-    const token = readChunked(cookie.cookies, cookie.def.name)
+    const token = transport.token()
     if (token !== null) into.set(token, record, value(), check === 'always' ? undefined : check)
   }
 
   return Object.freeze({
-    recall: (cookie: SessionCookie) => recalled(replies, cookie),
-    remember(cookie: SessionCookie, record: SessionRecord, reply: string) {
-      keep(replies, cookie, record, () => reply)
+    recall: (transport: SessionTransport) => recalled(replies, transport),
+    remember(transport: SessionTransport, record: SessionRecord, reply: string) {
+      keep(replies, transport, record, () => reply)
     },
-    recallRecord(cookie: SessionCookie) {
-      const json = recalled(records, cookie)
+    recallRecord(transport: SessionTransport) {
+      const json = recalled(records, transport)
       // An opened record is plain JSON (it was claims), so parsing gives what opening the cookie
       // gives, a new object each time: a callback that changes its record changes nothing kept.
       return json === null ? null : (JSON.parse(json) as SessionRecord)
     },
-    rememberRecord(cookie: SessionCookie, record: SessionRecord) {
-      keep(records, cookie, record, () => JSON.stringify(record))
+    rememberRecord(transport: SessionTransport, record: SessionRecord) {
+      keep(records, transport, record, () => JSON.stringify(record))
     },
     forget(token: string) {
       cache?.delete(token)
