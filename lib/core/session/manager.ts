@@ -4,7 +4,7 @@ import { deviceOf, type DeviceInfo } from './device-info'
 import type { ReplyCacheLimits } from './reply-cache'
 import { rememberedSessions } from './remembered'
 import { revocableSince } from './record'
-import type { SessionStore } from './record-store'
+import type { OpenedRecord, SessionStore } from './record-store'
 import type { SessionTransport } from './transport'
 
 export interface NewSession {
@@ -28,6 +28,11 @@ export interface SessionManager {
   present(transport: SessionTransport): boolean
   /** The valid record, or null. */
   read(transport: SessionTransport): Promise<SessionRecord | null>
+  /**
+   * The valid record with how long what is found about it may be reused for this token (the reply
+   * cache: `remember`, `rememberRecord`), or null.
+   */
+  open(transport: SessionTransport): Promise<OpenedRecord | null>
   /**
    * `stored`: runs once the store keeps the new session, before the token is handed out, with the store's id
    * of it (database sessions; null for cookie sessions). When it fails, the session is removed again
@@ -60,16 +65,22 @@ export interface SessionManager {
    * due for renewal and known not to be revoked; else null. Synchronous: no crypto, no I/O.
    */
   recall(transport: SessionTransport): string | null
-  /** Remembers the reply for a session just read from this token and not renewed (when replies are reused). */
-  remember(transport: SessionTransport, record: SessionRecord, reply: string): void
+  /**
+   * Remembers the reply for a session just opened from this token and not renewed (when replies are
+   * reused), for as long as `opened.reuse` allows.
+   */
+  remember(transport: SessionTransport, opened: OpenedRecord, reply: string): void
   /**
    * When the app runs something per request (`perRequest`): the record remembered for this exact
    * token, as a new object each time (a callback that changes it changes nothing remembered), under
    * the same checks as `recall`; else null. Synchronous: no crypto, no I/O.
    */
   recallRecord(transport: SessionTransport): SessionRecord | null
-  /** Remembers a record just read from this token and not renewed, before the app's code sees it (`perRequest`). */
-  rememberRecord(transport: SessionTransport, record: SessionRecord): void
+  /**
+   * Remembers a record just opened from this token and not renewed, before the app's code sees it
+   * (`perRequest`), for as long as `opened.reuse` allows.
+   */
+  rememberRecord(transport: SessionTransport, opened: OpenedRecord): void
 }
 
 /**
@@ -147,13 +158,28 @@ async function startSession(
   return record
 }
 
+/** The valid record of the transport's token, with how long it may be reused, or null. */
+async function openSession(
+  store: SessionStore,
+  timing: SessionTiming,
+  revocations: Revocations,
+  transport: SessionTransport,
+): Promise<OpenedRecord | null> {
+  const token = transport.token()
+  if (token === null) return null
+  const opened = await store.read(token, nowSeconds(), timing.maxLifetime)
+  if (opened === null) return null
+  // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
+  return revocableSince(opened.record) >= (await revocations.before(opened.record.userId)) ? opened : null
+}
+
 export function createSessionManager(
   store: SessionStore,
   timing: SessionTiming,
   revocations: SessionRevocations,
   options: ManagerOptions = {},
 ): SessionManager {
-  const remembered = rememberedSessions(store, timing, revocations, options)
+  const remembered = rememberedSessions(timing, revocations, options)
 
   const write = (
     transport: SessionTransport,
@@ -172,18 +198,18 @@ export function createSessionManager(
     return { ...record, reissuedAt, issuedAt: now, expiresAt }
   }
 
+  const open = (transport: SessionTransport) => openSession(store, timing, revocations, transport)
   const start = (transport: SessionTransport, input: NewSession, stored?: (sid: string | null) => Promise<void>) =>
     startSession(store, timing, revocations, transport, input, stored)
 
   const manager: SessionManager = Object.freeze({
     present: (transport: SessionTransport) => transport.present(),
 
+    open,
+
     async read(transport: SessionTransport) {
-      const token = transport.token()
-      if (token === null) return null
-      const record = await store.read(token, nowSeconds(), timing.maxLifetime)
-      // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
-      return record && revocableSince(record) >= (await revocations.before(record.userId)) ? record : null
+      const opened = await open(transport)
+      return opened === null ? null : opened.record
     },
 
     async create(transport: SessionTransport, input: NewSession, stored?: (sid: string | null) => Promise<void>) {

@@ -1,6 +1,6 @@
 import type { SessionRecord } from '../../infra/config/types'
 import type { ManagerOptions, SessionManager, SessionRevocations, SessionTiming } from './manager'
-import type { SessionStore } from './record-store'
+import type { OpenedRecord } from './record-store'
 import { replyCache, type ReplyCache } from './reply-cache'
 import type { SessionTransport } from './transport'
 
@@ -13,12 +13,11 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
  * the opening (the crypto, the store's read) is saved and the app's code still runs each time.
  */
 export function rememberedSessions(
-  store: SessionStore,
   timing: SessionTiming,
   revocations: SessionRevocations,
   options: ManagerOptions,
 ): Pick<SessionManager, 'recall' | 'remember' | 'recallRecord' | 'rememberRecord'> & { forget(token: string): void } {
-  const cache = store.replyCacheCheck !== undefined && options.replies ? replyCache(timing, options.replies) : null
+  const cache = options.replies ? replyCache(timing, options.replies) : null
   const peek = revocations.peek === undefined ? null : revocations.peek.bind(revocations)
   // One cache: answers, or (the app's code running per request) records as JSON, never both.
   const replies = options.perRequest ? null : cache
@@ -29,33 +28,27 @@ export function rememberedSessions(
     const token = transport.token()
     return token === null ? null : from.get(token, nowSeconds(), peek)
   }
-  function keep(
-    into: ReplyCache | null,
-    transport: SessionTransport,
-    record: SessionRecord,
-    value: () => string,
-  ): void {
-    if (into === null || peek === null) return
+  function keep(into: ReplyCache | null, transport: SessionTransport, opened: OpenedRecord, value: () => string): void {
     // A database record is remembered only while the store can tell it is still the one it holds.
-    const check = store.replyCacheCheck?.(record) ?? null
-    if (check === null) return
+    const { reuse } = opened
+    if (into === null || peek === null || reuse === 'never') return
     const token = transport.token()
-    if (token !== null) into.set(token, record, value(), check === 'always' ? undefined : check)
+    if (token !== null) into.set(token, opened.record, value(), reuse === 'always' ? undefined : reuse)
   }
 
   return Object.freeze({
     recall: (transport: SessionTransport) => recalled(replies, transport),
-    remember(transport: SessionTransport, record: SessionRecord, reply: string) {
-      keep(replies, transport, record, () => reply)
+    remember(transport: SessionTransport, opened: OpenedRecord, reply: string) {
+      keep(replies, transport, opened, () => reply)
     },
     recallRecord(transport: SessionTransport) {
       const json = recalled(records, transport)
-      // An opened record is plain JSON (it was claims), so parsing gives what opening the cookie
+      // An opened record is plain JSON (it was claims), so parsing gives what opening the token
       // gives, a new object each time: a callback that changes its record changes nothing kept.
       return json === null ? null : (JSON.parse(json) as SessionRecord)
     },
-    rememberRecord(transport: SessionTransport, record: SessionRecord) {
-      keep(records, transport, record, () => JSON.stringify(record))
+    rememberRecord(transport: SessionTransport, opened: OpenedRecord) {
+      keep(records, transport, opened, () => JSON.stringify(opened.record))
     },
     forget(token: string) {
       cache?.delete(token)

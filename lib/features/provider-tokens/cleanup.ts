@@ -18,7 +18,11 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
  */
 export function withTokenCleanup(store: SessionStore, vault: TokenVault): SessionStore {
   /** What a token's session held, for its ref: never an error (the store's own call reports those). */
-  const held = (token: string) => store.read(token, nowSeconds(), Infinity).catch(() => null)
+  const held = (token: string) =>
+    store.read(token, nowSeconds(), Infinity).then(
+      (opened) => opened?.record ?? null,
+      () => null,
+    )
   const wrapped: SessionStore = {
     read: (token, nowSeconds, maxLifetime) => store.read(token, nowSeconds, maxLifetime),
     async write(record, previous, device) {
@@ -38,7 +42,6 @@ export function withTokenCleanup(store: SessionStore, vault: TokenVault): Sessio
       await vault.forgetUser(userId, kept)
     },
   }
-  if (store.replyCacheCheck) Object.assign(wrapped, { replyCacheCheck: store.replyCacheCheck })
   if (store.sessions) Object.assign(wrapped, { sessions: listing(store.sessions, vault) })
   return Object.freeze(wrapped)
 }
