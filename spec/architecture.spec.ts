@@ -13,7 +13,7 @@ import path from 'node:path'
  * - the entry points: index.ts and testing/ (public), auth.ts (builds the service) and features.ts
  *   (the list of features); only they may import every zone.
  * Type-only imports follow the same rules. Within a zone, no two folders import each other, and no
- * file imports another in a cycle at run time.
+ * file imports another in a cycle, at run time or through its types.
  */
 const REQUIRES: ReadonlyMap<string, readonly string[]> = new Map([
   ['oidc-logout', ['oauth']],
@@ -180,5 +180,10 @@ describe('the layout of lib/', () => {
         .filter((imported) => !imported.typeOnly)
         .map(({ target }) => target)
     expect(cyclesOf(files, valueEdges).map((cycle) => cycle.split(' -> ').map(rel).join(' -> '))).toEqual([])
+  })
+
+  it('has no import cycles between files through their types either', () => {
+    const allEdges = (file: string) => graph.get(file)!.map(({ target }) => target)
+    expect(cyclesOf(files, allEdges).map((cycle) => cycle.split(' -> ').map(rel).join(' -> '))).toEqual([])
   })
 })

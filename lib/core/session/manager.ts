@@ -1,8 +1,7 @@
 import type { SessionRecord, SessionUser } from '../../infra/config/types'
 import type { Revocations } from '../../infra/store/types'
 import { deviceOf, type DeviceInfo } from './device-info'
-import type { ReplyCacheLimits } from './reply-cache'
-import { rememberedSessions } from './remembered'
+import { rememberedSessions, type RememberedSessions, type ReuseOptions } from './remembered'
 import { revocableSince } from './record'
 import type { OpenedRecord, SessionStore } from './record-store'
 import type { SessionTransport } from './transport'
@@ -23,7 +22,7 @@ export interface NewSession {
  * The token comes and goes through a transport (./transport.ts; the cookie: ./cookie-transport.ts),
  * whatever the store.
  */
-export interface SessionManager {
+export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
   /** Whether the request carries a session token at all (no crypto, no I/O). */
   present(transport: SessionTransport): boolean
   /** The valid record, or null. */
@@ -60,27 +59,6 @@ export interface SessionManager {
   revokeOthers(transport: SessionTransport, record: SessionRecord): Promise<void>
   /** Clears the client's token only (for a token that did not open). */
   clear(transport: SessionTransport): void
-  /**
-   * The `GET /session` reply remembered for this exact token, when its session is still valid, not
-   * due for renewal and known not to be revoked; else null. Synchronous: no crypto, no I/O.
-   */
-  recall(transport: SessionTransport): string | null
-  /**
-   * Remembers the reply for a session just opened from this token and not renewed (when replies are
-   * reused), for as long as `opened.reuse` allows.
-   */
-  remember(transport: SessionTransport, opened: OpenedRecord, reply: string): void
-  /**
-   * When the app runs something per request (`perRequest`): the record remembered for this exact
-   * token, as a new object each time (a callback that changes it changes nothing remembered), under
-   * the same checks as `recall`; else null. Synchronous: no crypto, no I/O.
-   */
-  recallRecord(transport: SessionTransport): SessionRecord | null
-  /**
-   * Remembers a record just opened from this token and not renewed, before the app's code sees it
-   * (`perRequest`), for as long as `opened.reuse` allows.
-   */
-  rememberRecord(transport: SessionTransport, opened: OpenedRecord): void
 }
 
 /**
@@ -90,19 +68,8 @@ export interface SessionManager {
  */
 export type SessionRevocations = Revocations & { peek?(userId: string): number | undefined }
 
-export interface ManagerOptions {
-  /**
-   * Reuse what `GET /session` found for a token (sealed cookies, and database tokens while
-   * the store vouches for their record): the reply, or the record when `perRequest`.
-   */
-  readonly replies?: ReplyCacheLimits | null
-  /**
-   * Something of the app's runs on every `GET /session` (a `session` callback, `events.session`):
-   * then the cache keeps the record a token opened to, never an answer, and the app's code runs
-   * on each request with that record.
-   */
-  readonly perRequest?: boolean
-}
+/** How the manager reuses what `GET /session` found (./remembered.ts). */
+export type ManagerOptions = ReuseOptions
 
 export interface SessionTiming {
   readonly maxAge: number
