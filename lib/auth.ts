@@ -20,6 +20,7 @@ import { databaseStore } from './core/session/database-store'
 import { createDevices, handleOfToken, type DeviceHelpers } from './core/session/devices'
 import { createSessionManager } from './core/session/manager'
 import { REPLY_CACHE_LIMITS } from './core/session/reply-cache'
+import type { SessionLifecycle } from './core/session/lifecycle'
 import type { SessionStore } from './core/session/record-store'
 import { guarded } from './infra/store/guarded'
 import { storeHealth } from './infra/store/health'
@@ -33,7 +34,7 @@ import { clusterTracking } from './infra/store/redis/cluster-tracking'
 import { redisTracking, type TrackedReads } from './infra/store/redis/tracking'
 import type { ServerState } from './infra/store/types'
 import { providerTokens } from './features/provider-tokens'
-import { withTokenCleanup } from './features/provider-tokens/cleanup'
+import { tokenCleanup } from './features/provider-tokens/cleanup'
 import { providerUrls } from './infra/urls/provider-urls'
 
 export type AuthRouter = Router & AuthHelpers & DeviceHelpers & PasskeyHelpers & StartupHelpers
@@ -81,10 +82,9 @@ export function auth(options?: AuthOptions): AuthRouter {
     maxLifetime: config.session.maxLifetime,
     events: config.events,
   })
-  // Every end of a session ends its provider tokens in Redis too.
-  const sessions = tokens.vault
-    ? withTokenCleanup(sessionStore(config, server), tokens.vault)
-    : sessionStore(config, server)
+  // Every end of a session ends its provider tokens in Redis too (lib/core/session/lifecycle.ts).
+  const lifecycles = tokens.vault ? [tokenCleanup(tokens.vault)] : []
+  const sessions = sessionStore(config, server, lifecycles)
   const email = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
   const handles = keyRing(config.secrets, 'session-handle')
   const handleOf = handleOfToken(sessions, handles)
@@ -93,6 +93,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
     sessions: createSessionManager(sessions, config.session, state.revocations, {
+      lifecycles,
       replies: REPLY_CACHE_LIMITS,
       // The app's code runs on every request: the record is reused, never the answer.
       perRequest: Boolean(config.callbacks.session || config.events.session),
@@ -151,7 +152,11 @@ function serverState(config: ResolvedConfig): {
   return { state, redis, tracked: sessions ? tracked : null }
 }
 
-function sessionStore(config: ResolvedConfig, { state, redis, tracked }: ReturnType<typeof serverState>): SessionStore {
+function sessionStore(
+  config: ResolvedConfig,
+  { state, redis, tracked }: ReturnType<typeof serverState>,
+  lifecycles: readonly SessionLifecycle[],
+): SessionStore {
   const { strategy, store, maxLifetime } = config.session
   if (strategy === 'cookie') return cookieStore(keyRing(config.secrets, 'session'))
   if (store === null && redis) {
@@ -165,6 +170,7 @@ function sessionStore(config: ResolvedConfig, { state, redis, tracked }: ReturnT
       call: (work) => redis.run(work),
       maxLifetime,
       cached: tracked && trackedRecords(tracked, prefix, (userId) => indexKey(redis, userId)),
+      lifecycles,
     })
   }
   const health = storeHealth(config.log, 'The session store')
@@ -174,6 +180,7 @@ function sessionStore(config: ResolvedConfig, { state, redis, tracked }: ReturnT
     indexed: state.shared,
     call: (work) => guarded(work, config.storeTimeout, health),
     maxLifetime,
+    lifecycles,
   })
 }
 

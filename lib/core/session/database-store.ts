@@ -8,6 +8,7 @@ import { isRecord } from '../../infra/util/object'
 import { fromClaims, toClaims } from './record'
 import { databaseListing, deviceEntries } from './database-listing'
 import type { DeviceInfo } from './device-info'
+import { sessionHooks, type SessionLifecycle } from './lifecycle'
 import type { OpenedRecord, SessionStore } from './record-store'
 import { listedInStore, storeCookie } from './store-listing'
 
@@ -33,6 +34,11 @@ export interface DatabaseStoreParts {
    * them, and the record is read from the store.
    */
   readonly cached?: CachedRecords | null
+  /**
+   * The features' hooks, for the sessions the listing ends one by one (`revokeSession`, back-channel
+   * logout): the manager runs them for every other end (./lifecycle.ts).
+   */
+  readonly lifecycles?: readonly SessionLifecycle[]
 }
 
 export interface CachedRecords {
@@ -71,6 +77,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
     if (failed) throw failed.reason
   }
   const devices = deviceEntries(store, call)
+  const sidOf = (token: string) => (isToken(token) ? digest(token) : null)
   /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
   const end = async (userId: string, sids: readonly string[]) => {
     await index.remove(userId, sids)
@@ -155,7 +162,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       )
     },
 
-    sessions: databaseListing({ index, devices, get, end, sidOf: (token) => (isToken(token) ? digest(token) : null) }),
+    sessions: databaseListing({ index, devices, get, end, sidOf, hooks: sessionHooks(parts.lifecycles ?? []) }),
   })
 }
 

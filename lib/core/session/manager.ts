@@ -1,6 +1,7 @@
 import type { SessionRecord, SessionUser } from '../../infra/config/types'
 import type { Revocations } from '../../infra/store/types'
 import { deviceOf, type DeviceInfo } from './device-info'
+import { sessionHooks, type SessionHooks, type SessionLifecycle } from './lifecycle'
 import { rememberedSessions, type RememberedSessions, type ReuseOptions } from './remembered'
 import { revocableSince } from './record'
 import type { OpenedRecord, SessionStore } from './record-store'
@@ -20,7 +21,7 @@ export interface NewSession {
 /**
  * Sessions over a store: reading, creating, rolling renewal and removal, on the session token alone.
  * The token comes and goes through a transport (./transport.ts; the cookie: ./cookie-transport.ts),
- * whatever the store.
+ * whatever the store; every end and renewal runs the features' lifecycle hooks (./lifecycle.ts).
  */
 export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
   /** Whether the request carries a session token at all (no crypto, no I/O). */
@@ -68,8 +69,11 @@ export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
  */
 export type SessionRevocations = Revocations & { peek?(userId: string): number | undefined }
 
-/** How the manager reuses what `GET /session` found (./remembered.ts). */
-export type ManagerOptions = ReuseOptions
+/** How the manager reuses what `GET /session` found (./remembered.ts), and whom it tells of ends. */
+export interface ManagerOptions extends ReuseOptions {
+  /** The features' hooks, run on every end and renewal of a session the manager makes (./lifecycle.ts). */
+  readonly lifecycles?: readonly SessionLifecycle[]
+}
 
 export interface SessionTiming {
   readonly maxAge: number
@@ -79,59 +83,16 @@ export interface SessionTiming {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-/** Where a sign-in comes from: the transport's request, when there is one. */
-function deviceOfRequest(transport: SessionTransport, record: SessionRecord): DeviceInfo | null {
-  const req = transport.request
-  return req ? deviceOf(req, record) : null
-}
-
-/** Writes the record and hands the client the token the store answers. */
-async function writeSession(
-  store: SessionStore,
-  transport: SessionTransport,
-  record: SessionRecord,
-  previous: string | null,
-  device: DeviceInfo | null,
-  stored?: (sid: string | null) => Promise<void>,
-): Promise<void> {
-  // Only a sign-in says where it comes from: renewals and updates never rewrite it.
-  const token = await (device === null ? store.write(record, previous) : store.write(record, previous, device))
-  transport.assertFits(token)
-  if (stored) {
-    try {
-      await stored(store.sessions?.sidOf(token) ?? null)
-    } catch (error) {
-      await store.remove(token, record).catch(() => undefined)
-      throw error
-    }
-  }
-  transport.write(token, record.expiresAt - nowSeconds())
-}
-
-/** Writes a new session, signed in now (the browser's previous one, if any, is the caller's). */
-async function startSession(
-  store: SessionStore,
-  timing: SessionTiming,
-  revocations: Revocations,
-  transport: SessionTransport,
-  input: NewSession,
-  stored?: (sid: string | null) => Promise<void>,
-): Promise<SessionRecord> {
-  const now = nowSeconds()
-  // Dated by the revocations' clock (Redis's), never before the user's last revocation.
-  const createdAt = await revocations.stamp(input.userId)
-  const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + timing.maxAge }
-  await writeSession(store, transport, record, null, deviceOfRequest(transport, record), stored)
-  return record
+/** What the manager's steps below share, gathered once by createSessionManager. */
+interface Parts {
+  readonly store: SessionStore
+  readonly timing: SessionTiming
+  readonly revocations: SessionRevocations
+  readonly hooks: SessionHooks
 }
 
 /** The valid record of the transport's token, with how long it may be reused, or null. */
-async function openSession(
-  store: SessionStore,
-  timing: SessionTiming,
-  revocations: Revocations,
-  transport: SessionTransport,
-): Promise<OpenedRecord | null> {
+async function openSession({ store, timing, revocations }: Parts, transport: SessionTransport) {
   const token = transport.token()
   if (token === null) return null
   const opened = await store.read(token, nowSeconds(), timing.maxLifetime)
@@ -140,34 +101,109 @@ async function openSession(
   return revocableSince(opened.record) >= (await revocations.before(opened.record.userId)) ? opened : null
 }
 
+/**
+ * Writes the record and hands the client the token the store answers. `previous`: the token it is
+ * kept under (a renewal, an update), null for a new session. `device`: where a sign-in comes from.
+ */
+async function writeSession(
+  { store, hooks }: Parts,
+  transport: SessionTransport,
+  record: SessionRecord,
+  previous: string | null,
+  device: DeviceInfo | null,
+  stored?: (sid: string | null) => Promise<void>,
+): Promise<void> {
+  // Only a sign-in says where it comes from: renewals and updates never rewrite it.
+  const token = await (device === null ? store.write(record, previous) : store.write(record, previous, device))
+  if (previous !== null) await hooks.sessionRenewed(record)
+  transport.assertFits(token)
+  if (stored) {
+    try {
+      await stored(store.sessions?.sidOf(token) ?? null)
+    } catch (error) {
+      await store
+        .remove(token, record)
+        .then(() => hooks.sessionEnded(record))
+        .catch(() => undefined)
+      throw error
+    }
+  }
+  transport.write(token, record.expiresAt - nowSeconds())
+}
+
+/** Writes a new session, signed in now (the client's previous one, if any, is the caller's). */
+async function startSession(
+  parts: Parts,
+  transport: SessionTransport,
+  input: NewSession,
+  stored?: (sid: string | null) => Promise<void>,
+): Promise<SessionRecord> {
+  const now = nowSeconds()
+  // Dated by the revocations' clock (Redis's), never before the user's last revocation.
+  const createdAt = await parts.revocations.stamp(input.userId)
+  const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + parts.timing.maxAge }
+  const req = transport.request
+  await writeSession(parts, transport, record, null, req ? deviceOf(req, record) : null, stored)
+  return record
+}
+
+/**
+ * Removes the session behind a token, then runs `sessionEnded` with what it held. `record`: null
+ * when only the token is known (a new sign-in ending the client's old session, a session that did
+ * not open): then read first, and only when a hook wants it.
+ */
+async function endSession({ store, hooks }: Parts, token: string, record: SessionRecord | null): Promise<void> {
+  const held =
+    record ??
+    (hooks.endsSessions
+      ? await store.read(token, nowSeconds(), Infinity).then(
+          (opened) => opened?.record ?? null,
+          () => null,
+        )
+      : null)
+  await store.remove(token, record)
+  if (held !== null) await hooks.sessionEnded(held)
+}
+
+/**
+ * Only a sign-in dates a session: the one replacing it keeps the sign-in time (`auth_time`, the
+ * recent sign-in passkey registration asks for) and the `maxLifetime` counted from it. Dated past
+ * the revocation just made by the revocations' clock, as a sign-in is.
+ */
+async function reissued({ timing, revocations }: Parts, record: SessionRecord): Promise<SessionRecord> {
+  const now = nowSeconds()
+  const reissuedAt = Math.max(await revocations.stamp(record.userId), record.createdAt)
+  const expiresAt = Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime)
+  return { ...record, reissuedAt, issuedAt: now, expiresAt }
+}
+
+/** See `SessionManager.revokeOthers`. */
+async function endOthers(parts: Parts, transport: SessionTransport, record: SessionRecord): Promise<void> {
+  const { store, revocations, hooks } = parts
+  const token = transport.token()
+  // Database sessions: this one is kept by its token (one that opened, so never null here).
+  if (store.sessions !== undefined) {
+    if (token === null) return
+    await store.removeAll(record.userId, nowSeconds(), token)
+    return hooks.userSessionsEnded(record.userId, record)
+  }
+  // Cookie sessions: all of them are revoked, this client gets a new one for the same sign-in. What
+  // features keep beside it stays: it is the kept session, and its re-issue is no end of it.
+  await revocations.revoke(record.userId)
+  await store.removeAll(record.userId, nowSeconds(), token ?? undefined)
+  await hooks.userSessionsEnded(record.userId, token === null ? null : record)
+  await writeSession(parts, transport, await reissued(parts, record), null, null)
+}
+
 export function createSessionManager(
   store: SessionStore,
   timing: SessionTiming,
   revocations: SessionRevocations,
   options: ManagerOptions = {},
 ): SessionManager {
+  const parts: Parts = { store, timing, revocations, hooks: sessionHooks(options.lifecycles ?? []) }
   const remembered = rememberedSessions(timing, revocations, options)
-
-  const write = (
-    transport: SessionTransport,
-    record: SessionRecord,
-    previous: string | null,
-    device?: DeviceInfo | null,
-  ) => writeSession(store, transport, record, previous, device ?? null)
-
-  // Only a sign-in dates a session: the one replacing it keeps the sign-in time (`auth_time`, the
-  // recent sign-in passkey registration asks for) and the `maxLifetime` counted from it. Dated past
-  // the revocation just made by the revocations' clock, as a sign-in is.
-  const reissued = async (record: SessionRecord): Promise<SessionRecord> => {
-    const now = nowSeconds()
-    const reissuedAt = Math.max(await revocations.stamp(record.userId), record.createdAt)
-    const expiresAt = Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime)
-    return { ...record, reissuedAt, issuedAt: now, expiresAt }
-  }
-
-  const open = (transport: SessionTransport) => openSession(store, timing, revocations, transport)
-  const start = (transport: SessionTransport, input: NewSession, stored?: (sid: string | null) => Promise<void>) =>
-    startSession(store, timing, revocations, transport, input, stored)
+  const open = (transport: SessionTransport) => openSession(parts, transport)
 
   const manager: SessionManager = Object.freeze({
     present: (transport: SessionTransport) => transport.present(),
@@ -180,11 +216,11 @@ export function createSessionManager(
     },
 
     async create(transport: SessionTransport, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
-      // A new session never reuses a token the browser brought with it, and ends the session that
-      // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
+      // A new session never reuses a token the client brought with it, and ends the session that
+      // token named (database sessions): a copy of the old token is worth nothing after a new sign-in.
       const previous = transport.token()
-      if (previous !== null) await store.remove(previous, null)
-      return start(transport, input, stored)
+      if (previous !== null) await endSession(parts, previous, null)
+      return startSession(parts, transport, input, stored)
     },
 
     async renewIfDue(transport: SessionTransport, record: SessionRecord) {
@@ -197,19 +233,19 @@ export function createSessionManager(
         issuedAt: now,
         expiresAt: Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime),
       }
-      await write(transport, renewed, transport.token())
+      await writeSession(parts, transport, renewed, transport.token(), null)
       return renewed
     },
 
     async save(transport: SessionTransport, record: SessionRecord) {
-      await write(transport, record, transport.token())
+      await writeSession(parts, transport, record, transport.token(), null)
     },
 
     async destroy(transport: SessionTransport, record: SessionRecord | null) {
       const token = transport.token()
       // Signed out here: this client's token is gone; a copy of it opens as it always did.
       if (token !== null) remembered.forget(token)
-      if (token !== null) await store.remove(token, record)
+      if (token !== null) await endSession(parts, token, record)
       transport.clear()
     },
 
@@ -217,20 +253,10 @@ export function createSessionManager(
       // The time first: a renewal racing the deletion below cannot bring a session back.
       await revocations.revoke(userId)
       await store.removeAll(userId, nowSeconds())
+      await parts.hooks.userSessionsEnded(userId, null)
     },
 
-    async revokeOthers(transport: SessionTransport, record: SessionRecord) {
-      const token = transport.token()
-      // Database sessions: this one is kept by its token (one that opened, so never null here).
-      if (store.sessions !== undefined)
-        return token === null ? undefined : store.removeAll(record.userId, nowSeconds(), token)
-      // Cookie sessions: all of them are revoked, this browser gets a new one for the same sign-in.
-      // Its provider's tokens go with it: kept by its token (the others' end), and not ended as a
-      // replaced session's would be (the cookie store itself has nothing to remove).
-      await revocations.revoke(record.userId)
-      await store.removeAll(record.userId, nowSeconds(), token ?? undefined)
-      await write(transport, await reissued(record), null)
-    },
+    revokeOthers: (transport: SessionTransport, record: SessionRecord) => endOthers(parts, transport, record),
 
     clear(transport: SessionTransport) {
       transport.clear()

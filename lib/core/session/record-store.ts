@@ -58,8 +58,9 @@ export interface SessionListing {
   /** The user's listed, valid sessions (at most MAX_SESSIONS_PER_USER). */
   list(userId: string, nowSeconds: number, maxLifetime: number): Promise<ListedSession[]>
   /**
-   * Ends one session of the user, as sign-out does (unlisted, then deleted): whether it was listed.
-   * `record`: what it held, when the caller has it (lib/features/provider-tokens/cleanup.ts ends its provider tokens).
+   * Ends one session of the user, as sign-out does (unlisted, then deleted), then runs the features'
+   * `sessionEnded` (./lifecycle.ts): whether it was listed. `record`: what it held, when the caller
+   * has it (else it is read for the hooks).
    */
   end(userId: string, sid: string, record?: SessionRecord): Promise<boolean>
   /** The id in the store of the session a cookie's token names (null for a token this store never issues). */
