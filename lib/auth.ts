@@ -28,8 +28,7 @@ import { trackedRecords } from './infra/store/redis/records'
 import { clusterTracking } from './infra/store/redis/cluster-tracking'
 import { redisTracking, type TrackedReads } from './infra/store/redis/tracking'
 import type { ServerState } from './infra/store/types'
-import { withTokenCleanup } from './features/provider-tokens/cleanup'
-import type { ProviderTokensFeature } from './features/provider-tokens'
+import type { SessionLifecycle } from './core/session/lifecycle'
 import { providerUrls } from './infra/urls/provider-urls'
 import { FEATURES, type FeatureHelpers } from './features'
 
@@ -68,10 +67,10 @@ export function auth(options?: AuthOptions): AuthRouter {
   const config = resolveOptions(options)
   const server = serverState(config)
   const { state, redis, tracked } = server
-  const store = sessionStore(config, server)
   const handles = keyRing(config.secrets, 'session-handle')
-  // The services are made after the features (they list them); a feature's helpers reach them through this.
-  const built: { svc?: Services } = {}
+  // The services and the store are made after the features (they list them, and run their session
+  // hooks): a feature reaches them through this.
+  const built: { svc?: Services; handleOf?: (token: string) => string | null } = {}
   const env: FeatureEnv = {
     config,
     log: config.log,
@@ -79,18 +78,18 @@ export function auth(options?: AuthOptions): AuthRouter {
     redis,
     tracked,
     keys: (purpose) => keyRing(config.secrets, purpose),
-    sessionHandle: handleOfToken(store, handles),
+    sessionHandle: (token) => built.handleOf!(token),
     services: () => built.svc!,
   }
   const features = buildFeatures(env)
-  // Every end of a session ends its provider tokens in Redis too.
-  const vault = (features.find((feature) => feature.name === 'provider-tokens') as ProviderTokensFeature | undefined)
-    ?.tokens.vault
-  const sessions = vault ? withTokenCleanup(store, vault) : store
+  // Every end of a session runs the features' session hooks (lib/core/session/lifecycle.ts).
+  const sessions = sessionStore(config, server, features)
+  built.handleOf = handleOfToken(sessions, handles)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
     sessions: createSessionManager(sessions, config.session, state.revocations, {
+      lifecycles: features,
       replies: REPLY_CACHE_LIMITS,
       // The app's code runs on every request: the record is reused, never the answer.
       perRequest: Boolean(config.callbacks.session || config.events.session),
@@ -113,7 +112,7 @@ export function auth(options?: AuthOptions): AuthRouter {
   const startup: StartupHelpers = {
     ready: () => Promise.all(features.flatMap((feature) => feature.ready?.() ?? [])).then(() => undefined),
   }
-  const helpers = { ...createHelpers(svc, env.sessionHandle), ...createCsrfHelpers(svc), ...startup }
+  const helpers = { ...createHelpers(svc, built.handleOf), ...createCsrfHelpers(svc), ...startup }
   const added = Object.assign({}, ...features.map((feature) => feature.helpers ?? {})) as FeatureHelpers
   return Object.assign(createRouter(svc, features), helpers, devices, added)
 }
@@ -189,7 +188,11 @@ function serverState(config: ResolvedConfig): {
   return { state, redis, tracked: sessions ? tracked : null }
 }
 
-function sessionStore(config: ResolvedConfig, { state, redis, tracked }: ReturnType<typeof serverState>): SessionStore {
+function sessionStore(
+  config: ResolvedConfig,
+  { state, redis, tracked }: ReturnType<typeof serverState>,
+  lifecycles: readonly SessionLifecycle[],
+): SessionStore {
   const { strategy, store, maxLifetime } = config.session
   if (strategy === 'cookie') return cookieStore(keyRing(config.secrets, 'session'))
   if (store === null && redis) {
@@ -203,6 +206,7 @@ function sessionStore(config: ResolvedConfig, { state, redis, tracked }: ReturnT
       call: (work) => redis.run(work),
       maxLifetime,
       cached: tracked && trackedRecords(tracked, prefix, (userId) => indexKey(redis, userId)),
+      lifecycles,
     })
   }
   const health = storeHealth(config.log, 'The session store')
@@ -212,6 +216,7 @@ function sessionStore(config: ResolvedConfig, { state, redis, tracked }: ReturnT
     indexed: state.shared,
     call: (work) => guarded(work, config.storeTimeout, health),
     maxLifetime,
+    lifecycles,
   })
 }
 

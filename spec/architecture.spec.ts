@@ -13,7 +13,8 @@ import path from 'node:path'
  * - the entry points: index.ts and testing/ (public), auth.ts (builds the service) and features.ts
  *   (the list of features); only they may import every zone.
  * Type-only imports follow the same rules. Within a zone, no two folders import each other, and no
- * file imports another in a cycle at run time.
+ * file imports another in a cycle, at run time or through its types (the contract's types apart:
+ * the context, the services and the feature contract name each other by nature).
  */
 const REQUIRES: ReadonlyMap<string, readonly string[]> = new Map([
   ['oidc-logout', ['oauth']],
@@ -227,5 +228,14 @@ describe('the layout of lib/', () => {
         .filter((imported) => !imported.typeOnly)
         .map(({ target }) => target)
     expect(cyclesOf(files, valueEdges).map((cycle) => cycle.split(' -> ').map(rel).join(' -> '))).toEqual([])
+  })
+
+  it('has no import cycles between files through their types either (but the contract types)', () => {
+    const allEdges = (file: string) =>
+      graph
+        .get(file)!
+        .filter(({ target, typeOnly }) => !(typeOnly && CONTRACT_TYPES.has(rel(target))))
+        .map(({ target }) => target)
+    expect(cyclesOf(files, allEdges).map((cycle) => cycle.split(' -> ').map(rel).join(' -> '))).toEqual([])
   })
 })

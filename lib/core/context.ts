@@ -2,6 +2,8 @@ import type { Request, Response } from 'express'
 import type { CookieSet } from '../infra/config/cookies'
 import type { BaseUrl } from '../infra/urls/base-url'
 import { setCookie, type CookieIo } from '../infra/http/cookies'
+import { CookieTransport } from './session/cookie-transport'
+import type { SessionTransport } from './session/transport'
 import { sendJson, sendRedirect } from '../infra/http/reply'
 import type { Services } from './services'
 import { chooseCallbackUrl } from '../infra/urls/callback-url'
@@ -51,8 +53,9 @@ export class Context {
     return typeof fromBody === 'string' ? fromBody : this.query.get(name)
   }
 
-  sessionCookie(): CookieIo {
-    return { cookies: this.cookies, def: this.cookieSet.sessionToken, res: this.res }
+  /** The session token's transport for this request: the session cookie. */
+  sessionCookie(): SessionTransport {
+    return new CookieTransport(this.cookies, this.cookieSet.sessionToken, this.res)
   }
 
   flowCookies(): CookieIo {

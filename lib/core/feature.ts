@@ -9,6 +9,7 @@ import type { ServerState } from '../infra/store/types'
 import type { Context, Handler } from './context'
 import type { CsrfFailure } from './csrf-failure'
 import type { Services } from './services'
+import type { SessionLifecycle } from './session/lifecycle'
 import type { NewSession } from './session/manager'
 import type { SignInInput } from './sign-in/complete'
 
@@ -17,7 +18,7 @@ import type { SignInInput } from './sign-in/complete'
  * adds to the service, declared as data and hooks that the core runs. lib/features.ts lists the
  * features; lib/auth.ts builds each from that list, once, and the core never names one.
  */
-export interface Feature {
+export interface Feature extends SessionLifecycle {
   /** The folder's name (`passkey`), for messages. */
   readonly name: string
   /** Its routes, relative to the base path (`assets/passkey.js`, `webauthn-options/:provider`). */
@@ -29,8 +30,8 @@ export interface Feature {
   readonly providers?: ProviderRoutes
   /** Runs for the sign-ins of its providers only (`for`); a feature with nothing to do there has none. */
   readonly signIn?: SignInHooks
-  /** A session ended (sign-out, replaced, revoked, one of a user's ended): what the feature kept for it goes. */
-  readonly sessionEnded?: (ended: EndedSession) => Promise<void>
+  // sessionEnded, userSessionsEnded, sessionRenewed (./session/lifecycle.ts): what the feature keeps
+  // beside a session (provider tokens in Redis) ends or moves with it; the core runs them for every end.
   /** After our sign-out: where the browser goes next instead of the callbackUrl (a provider's own sign-out), or null. */
   readonly afterSignOut?: (ctx: Context, record: SessionRecord | null, target: string) => Promise<string | null>
   /**
@@ -114,11 +115,6 @@ export interface SignInHooks {
    */
   readonly sessionStored?: (event: SignInEvent, sid: string | null) => Promise<void>
 }
-
-/** One session that ended, or every session of a user but one. */
-export type EndedSession =
-  | { readonly kind: 'session'; readonly record: SessionRecord }
-  | { readonly kind: 'user'; readonly userId: string; readonly kept: SessionRecord | null }
 
 /** What a feature is built from, once, at `auth()`. */
 export interface FeatureEnv {

@@ -1,7 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import type { Session, SessionRecordView } from '../infra/config/types'
 import { crossSiteRefused } from '../infra/csrf/origin'
-import { readChunked } from '../infra/http/chunked-cookie'
 import { readCookies, setCookie } from '../infra/http/cookies'
 import { AuthError, ConfigurationError, isAuthError } from '../infra/errors'
 import { errorAnswer, sendError } from '../infra/http/error-response'
@@ -106,7 +105,7 @@ export function createHelpers(
   const readSession = (req: Request) => readRequestSession(svc, req)
 
   function recordView({ record, cookie }: RequestSession): SessionRecordView {
-    const token = readChunked(cookie.cookies, cookie.def.name)
+    const token = cookie.token()
     return toRecordView(record, token === null ? null : handleOf(token))
   }
 

@@ -13,7 +13,9 @@ const LIFETIME = 30 * DAY
 const reader =
   (keys: KeyRing, maxLifetime = LIFETIME) =>
   (token: string, now: number) =>
-    cookieStore(keys).read(token, now, maxLifetime)
+    cookieStore(keys)
+      .read(token, now, maxLifetime)
+      .then((opened) => opened?.record ?? null)
 const read = reader(ringOf(KEY))
 
 /** A record to write: signed in and issued at VALID_AT, for an hour. */

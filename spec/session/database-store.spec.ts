@@ -72,7 +72,7 @@ describe('the database session store', () => {
     expect(added).toEqual([sidOf(first)])
     expect(await sessions.write({ ...RECORD, expiresAt: NOW + 7200 }, first)).toBe(first)
     expect(added).toHaveLength(1)
-    expect(await sessions.read(first, NOW, 7200)).toMatchObject({ expiresAt: NOW + 7200 })
+    expect((await sessions.read(first, NOW, 7200))?.record).toMatchObject({ expiresAt: NOW + 7200 })
   })
 })
 
@@ -94,7 +94,7 @@ describe('the database session store over a shared index', () => {
   it('refuses (and deletes) a record that a request racing the sign-out wrote back', async () => {
     const { store, sessions } = indexedStore()
     const token = await sessions.write(RECORD, null)
-    const read = await sessions.read(token, NOW, 7200)
+    const read = (await sessions.read(token, NOW, 7200))?.record ?? null
     await sessions.remove(token, read)
     // The racing request: it had read the session before the sign-out, and renews it after.
     await sessions.write({ ...RECORD, issuedAt: NOW + 60 }, token)
@@ -144,7 +144,7 @@ describe("the database session store over an app's own store, without a shared i
     const store = new session.MemoryStore()
     const [first, second] = [instanceOver(store), instanceOver(store)]
     const token = await first.write(RECORD, null)
-    const read = await second.read(token, NOW, 7200)
+    const read = (await second.read(token, NOW, 7200))?.record ?? null
     expect(read).toMatchObject({ userId: RECORD.userId })
     await second.remove(token, read)
     expect(await first.read(token, NOW, 7200)).toBeNull()
@@ -154,7 +154,7 @@ describe("the database session store over an app's own store, without a shared i
     const store = new session.MemoryStore()
     const sessions = instanceOver(store)
     const token = await sessions.write(RECORD, null)
-    const read = await sessions.read(token, NOW, 7200)
+    const read = (await sessions.read(token, NOW, 7200))?.record ?? null
     await sessions.remove(token, read)
     // The racing request: it had read the session before the sign-out, and renews it after.
     expect(await sessions.write({ ...RECORD, issuedAt: NOW + 60 }, token)).toBe(token)

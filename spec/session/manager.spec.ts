@@ -1,7 +1,8 @@
 import { jwtDecrypt } from 'jose'
 import type { CookieDef } from '../../lib/infra/config/cookies'
 import { cookieStore } from '../../lib/core/session/cookie-store'
-import { createSessionManager, type SessionCookie, type SessionTiming } from '../../lib/core/session/manager'
+import { CookieTransport } from '../../lib/core/session/cookie-transport'
+import { createSessionManager, type SessionTiming } from '../../lib/core/session/manager'
 import type { SessionStore } from '../../lib/core/session/record-store'
 import type { Revocations } from '../../lib/infra/store/types'
 import { clockAt, setClock } from '../support/clock'
@@ -47,7 +48,7 @@ function spyStore() {
 /** A request carrying `cookies`, and what its response was sent (read with the Set-Cookie helpers). */
 function exchange(cookies: Record<string, string> = {}) {
   const { res, sent } = fakeResponse()
-  const cookie: SessionCookie = { cookies, def: DEF, res }
+  const cookie = new CookieTransport(cookies, DEF, res)
   return { cookie, sent }
 }
 
@@ -271,7 +272,7 @@ describe('the session manager', () => {
 
     it('works without a response (nothing to set)', async () => {
       const record = await createSessionManager(spyStore(), TIMING, NO_REVOCATIONS).create(
-        { cookies: {}, def: DEF, res: undefined },
+        new CookieTransport({}, DEF),
         { userId: 'github:2', user: {} },
       )
       expect(record.expiresAt).toBe(VALID_AT + 3600)

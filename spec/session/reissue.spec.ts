@@ -6,7 +6,9 @@
 import { jwtDecrypt } from 'jose'
 import type { CookieDef } from '../../lib/infra/config/cookies'
 import { cookieStore } from '../../lib/core/session/cookie-store'
-import { createSessionManager, type SessionCookie, type SessionTiming } from '../../lib/core/session/manager'
+import { CookieTransport } from '../../lib/core/session/cookie-transport'
+import { createSessionManager, type SessionTiming } from '../../lib/core/session/manager'
+import type { SessionTransport } from '../../lib/core/session/transport'
 import { memoryState } from '../../lib/infra/store/memory'
 import { clockAt, setClock } from '../support/clock'
 import { setCookies } from '../support/cookies'
@@ -21,7 +23,7 @@ const USER = { userId: 'email:ada@example.com', user: { email: 'ada@example.com'
 
 function exchange(cookies: Record<string, string> = {}) {
   const { res, sent } = fakeResponse()
-  const cookie: SessionCookie = { cookies, def: DEF, res }
+  const cookie = new CookieTransport(cookies, DEF, res)
   return { cookie, sent }
 }
 
@@ -29,7 +31,7 @@ function exchange(cookies: Record<string, string> = {}) {
 function setUp() {
   const sessions = createSessionManager(cookieStore(ringOf(KEY)), TIMING, memoryState(TIMING.maxLifetime).revocations)
   const jar: Record<string, string> = {}
-  const send = async <R>(act: (cookie: SessionCookie) => Promise<R>): Promise<R> => {
+  const send = async <R>(act: (cookie: SessionTransport) => Promise<R>): Promise<R> => {
     const { cookie, sent } = exchange({ ...jar })
     const result = await act(cookie)
     for (const { name, value } of setCookies(sent)) jar[name] = value

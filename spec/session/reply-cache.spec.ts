@@ -1,10 +1,17 @@
+import session from 'express-session'
 import type { CookieDef } from '../../lib/infra/config/cookies'
 import type { SessionRecord } from '../../lib/infra/config/types'
 import { cookieStore } from '../../lib/core/session/cookie-store'
+import { CookieTransport } from '../../lib/core/session/cookie-transport'
+import { databaseStore, type CachedRecords } from '../../lib/core/session/database-store'
 import { createSessionManager, type SessionRevocations, type SessionTiming } from '../../lib/core/session/manager'
 import { REPLY_CACHE_LIMITS, replyCache } from '../../lib/core/session/reply-cache'
 import type { SessionStore } from '../../lib/core/session/record-store'
+import type { SessionTransport } from '../../lib/core/session/transport'
+import { callStore, type ExpressSessionStore } from '../../lib/infra/store/express-session-store'
+import { memoryState } from '../../lib/infra/store/memory'
 import { clockAt, setClock } from '../support/clock'
+import { setCookies } from '../support/cookies'
 import { fakeResponse } from '../support/fake-response'
 import { jweSpellings } from '../support/respell'
 import {
@@ -142,14 +149,14 @@ describe('the session manager with replies reused', () => {
     const read = jest.fn(store.read.bind(store))
     return { store: { ...store, read }, read }
   }
-  const cookieOf = (token: string) => ({ cookies: sessionCookies(token), def: DEF, res: fakeResponse().res })
+  const cookieOf = (token: string) => new CookieTransport(sessionCookies(token), DEF, fakeResponse().res)
 
   it('opens the cookie once, then answers from memory', async () => {
     const { store, read } = spied(cookieStore(RING))
     const sessions = createSessionManager(store, TIMING_30, revocations, { replies: REPLY_CACHE_LIMITS })
     const cookie = cookieOf(VECTORS.ada)
     expect(sessions.recall(cookie)).toBeNull()
-    const found = await sessions.read(cookie)
+    const found = await sessions.open(cookie)
     sessions.remember(cookie, found!, 'the reply')
     expect(sessions.recall(cookieOf(VECTORS.ada))).toBe('the reply')
     expect(read).toHaveBeenCalledTimes(1)
@@ -164,7 +171,7 @@ describe('the session manager with replies reused', () => {
     const sessions = createSessionManager(store, TIMING_30, revocations, { replies: REPLY_CACHE_LIMITS })
     const [real, ...twins] = jweSpellings(VECTORS.ada)
     expect(twins.length).toBeGreaterThan(1000)
-    sessions.remember(cookieOf(real!), (await sessions.read(cookieOf(real!)))!, 'the reply')
+    sessions.remember(cookieOf(real!), (await sessions.open(cookieOf(real!)))!, 'the reply')
     const opened: string[] = []
     for (const twin of twins) {
       expect(sessions.recall(cookieOf(twin))).toBeNull()
@@ -178,7 +185,7 @@ describe('the session manager with replies reused', () => {
   it('forgets the reply of a cookie signed out with', async () => {
     const sessions = createSessionManager(cookieStore(RING), TIMING_30, revocations, { replies: REPLY_CACHE_LIMITS })
     const cookie = cookieOf(VECTORS.ada)
-    sessions.remember(cookie, (await sessions.read(cookie))!, 'the reply')
+    sessions.remember(cookie, (await sessions.open(cookie))!, 'the reply')
     await sessions.destroy(cookie, null)
     expect(sessions.recall(cookie)).toBeNull()
   })
@@ -186,7 +193,7 @@ describe('the session manager with replies reused', () => {
   it.each([
     ['replies are not reused (a session callback or event runs per request)', {}, revocations, true],
     [
-      'the store cannot tell how long its records hold (no replyCacheCheck)',
+      "the store cannot tell how long its records hold (reuse 'never')",
       { replies: REPLY_CACHE_LIMITS },
       revocations,
       false,
@@ -198,11 +205,95 @@ describe('the session manager with replies reused', () => {
       true,
     ],
   ])('never remembers when %s', async (_label, options, revs, checked) => {
-    const { replyCacheCheck, ...unchecked } = cookieStore(RING)
-    const store = checked ? { ...unchecked, replyCacheCheck } : unchecked
-    const sessions = createSessionManager(store, TIMING_30, revs, options)
+    const store = cookieStore(RING)
+    const unchecked: SessionStore = {
+      ...store,
+      read: async (...args) => {
+        const opened = await store.read(...args)
+        return opened && { ...opened, reuse: 'never' }
+      },
+    }
+    const sessions = createSessionManager(checked ? store : unchecked, TIMING_30, revs, options)
     const cookie = cookieOf(VECTORS.ada)
-    sessions.remember(cookie, (await sessions.read(cookie))!, 'the reply')
+    sessions.remember(cookie, (await sessions.open(cookie))!, 'the reply')
     expect(sessions.recall(cookie)).toBeNull()
+  })
+})
+
+/**
+ * Database records held in memory as Redis's client-side caching holds them (lib/infra/store/redis/):
+ * read through once, then held, with a version, until this process changes them.
+ */
+function heldInMemory(store: ExpressSessionStore): CachedRecords {
+  const held = new Map<string, { stored: unknown; version: object }>()
+  return {
+    get: async (sid) => {
+      const stored = await callStore<unknown>((done) => store.get(sid, done))
+      held.set(sid, { stored, version: {} })
+      return stored
+    },
+    changing: async (sid, work) => {
+      held.delete(sid)
+      try {
+        return await work()
+      } finally {
+        held.delete(sid)
+      }
+    },
+    held: (sid) => held.get(sid),
+    listed: () => true,
+    stillHeld: (sid, version) => () => held.get(sid)?.version === version,
+  }
+}
+
+describe('the reply cache behind a store that copies its records', () => {
+  clockAt(VALID_AT)
+  const revocations: SessionRevocations = {
+    before: async () => 0,
+    peek: () => 0,
+    stamp: async () => VALID_AT,
+    revoke: async () => undefined,
+  }
+
+  /** What `GET /session` does: the remembered reply, else the session opened and its reply remembered. */
+  async function getSession(sessions: ReturnType<typeof createSessionManager>, cookie: SessionTransport) {
+    const remembered = sessions.recall(cookie)
+    if (remembered !== null) return remembered
+    const opened = await sessions.open(cookie)
+    const reply = JSON.stringify({ user: opened!.record.user })
+    sessions.remember(cookie, opened!, reply)
+    return reply
+  }
+
+  it('keeps reusing the reply of a database record held in memory, whatever object the record arrives in', async () => {
+    const memory = new session.MemoryStore()
+    const inner = databaseStore({
+      store: memory,
+      index: memoryState(DAY).sessionIndex,
+      indexed: true,
+      call: (work) => work(),
+      maxLifetime: DAY,
+      cached: heldInMemory(memory),
+    })
+    // A store in between (a feature's wrapper, say) that hands the manager a copy of each record.
+    const reads = jest.fn()
+    const copying: SessionStore = {
+      ...inner,
+      read: async (...args) => {
+        reads()
+        const opened = await inner.read(...args)
+        return opened && { ...opened, record: { ...opened.record } }
+      },
+    }
+    const sessions = createSessionManager(copying, TIMING, revocations, { replies: REPLY_CACHE_LIMITS })
+    const { res, sent } = fakeResponse()
+    await sessions.create(new CookieTransport({}, DEF, res), { userId: 'github:1', user: { ...ADA } })
+    const cookies = Object.fromEntries(setCookies(sent).map(({ name, value }) => [name, value]))
+
+    const replies = []
+    for (let i = 0; i < 5; i++) replies.push(await getSession(sessions, new CookieTransport(cookies, DEF)))
+    expect(new Set(replies)).toEqual(new Set([JSON.stringify({ user: ADA })]))
+    // Read through to the store, then from memory (held: its reply remembered), then remembered.
+    expect(reads).toHaveBeenCalledTimes(2)
   })
 })

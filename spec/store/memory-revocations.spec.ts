@@ -1,7 +1,9 @@
 import type { CookieDef } from '../../lib/infra/config/cookies'
 import { keyRing } from '../../lib/infra/crypto/keys'
 import { cookieStore } from '../../lib/core/session/cookie-store'
-import { createSessionManager, type SessionCookie, type SessionRevocations } from '../../lib/core/session/manager'
+import { CookieTransport } from '../../lib/core/session/cookie-transport'
+import { createSessionManager, type SessionRevocations } from '../../lib/core/session/manager'
+import type { SessionTransport } from '../../lib/core/session/transport'
 import { memoryState } from '../../lib/infra/store/memory'
 import { setCookies } from '../support/cookies'
 import { fakeResponse } from '../support/fake-response'
@@ -22,11 +24,11 @@ function cookieSessions(revocations: SessionRevocations) {
   return {
     sessions,
     /** A sign-in: the cookie the browser would hold. */
-    signIn: async (userId: string): Promise<SessionCookie> => {
+    signIn: async (userId: string): Promise<SessionTransport> => {
       const { res, sent } = fakeResponse()
-      await sessions.create({ cookies: {}, def: DEF, res }, { userId, user: { name: userId } })
+      await sessions.create(new CookieTransport({}, DEF, res), { userId, user: { name: userId } })
       const cookies = Object.fromEntries(setCookies(sent).map((cookie) => [cookie.name, cookie.value]))
-      return { cookies, def: DEF, res: undefined }
+      return new CookieTransport(cookies, DEF)
     },
   }
 }

@@ -2,7 +2,7 @@ import { sendJson } from '../../infra/http/reply'
 import { ANSWERED_503, orAnswer503 } from '../../infra/http/unavailable'
 import type { SessionRecord } from '../../infra/config/types'
 import { isAuthError } from '../../infra/errors'
-import type { SessionCookie } from '../session/manager'
+import type { SessionTransport } from '../session/transport'
 import { toSessionData } from '../session/record'
 import { appRecord, clientSession } from '../session/shape'
 import type { Context } from '../context'
@@ -41,7 +41,7 @@ export async function updateSession(ctx: Context): Promise<void> {
 /** The saved record, or the one before when the new one would not fit in the cookies (logged). */
 async function saveIfItFits(
   ctx: Context,
-  cookie: SessionCookie,
+  cookie: SessionTransport,
   before: SessionRecord,
   after: SessionRecord,
 ): Promise<SessionRecord> {

@@ -3,7 +3,8 @@ import { sendJson } from '../../infra/http/reply'
 import { ANSWERED_503, orAnswer503 } from '../../infra/http/unavailable'
 import { clientSession } from '../session/shape'
 import type { Context } from '../context'
-import type { SessionCookie } from '../session/manager'
+import type { OpenedRecord } from '../session/record-store'
+import type { SessionTransport } from '../session/transport'
 import type { Session, SessionRecord } from '../../infra/config/types'
 
 /**
@@ -21,13 +22,13 @@ export function getSession(ctx: Context): void | Promise<void> {
   if (remembered !== null) return sendJson(res, 200, remembered, true)
   // The app's code runs per request: the record is reused, never its answer.
   const record = svc.sessions.recallRecord(cookie)
-  if (record !== null) return answer(ctx, cookie, record, false)
+  if (record !== null) return answer(ctx, cookie, record, null)
   return openSession(ctx, cookie)
 }
 
-async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
+async function openSession(ctx: Context, cookie: SessionTransport): Promise<void> {
   const { svc, res } = ctx
-  const found = await orAnswer503(res, svc.sessions.read(cookie))
+  const found = await orAnswer503(res, svc.sessions.open(cookie))
   if (found === ANSWERED_503) return
   if (!found) {
     svc.sessions.clear(cookie)
@@ -38,20 +39,26 @@ async function openSession(ctx: Context, cookie: SessionCookie): Promise<void> {
     )
     return sendJson(res, 200, svc.config.emptySession, true)
   }
-  const record = await orAnswer503(res, svc.sessions.renewIfDue(cookie, found))
+  const record = await orAnswer503(res, svc.sessions.renewIfDue(cookie, found.record))
   if (record === ANSWERED_503) return
-  // A renewed session belongs to its new cookie (set on this response), not to this one. Kept
+  // A renewed session belongs to its new token (set on this response), not to this one. Kept
   // before the app's callback sees it.
-  if (record === found) svc.sessions.rememberRecord(cookie, record)
-  return answer(ctx, cookie, record, record === found)
+  const kept = record === found.record ? found : null
+  if (kept !== null) svc.sessions.rememberRecord(cookie, kept)
+  return answer(ctx, cookie, record, kept)
 }
 
 /**
- * The session's answer, through the app's callback and event; `keep`: remembered for this cookie.
- * Synchronous when the callback is and no `events.session` is set: no promise on the hot path of
- * an app with a session callback.
+ * The session's answer, through the app's callback and event; `keep`: what the token opened to, to
+ * remember the answer for (null: not remembered). Synchronous when the callback is and no
+ * `events.session` is set: no promise on the hot path of an app with a session callback.
  */
-function answer(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep: boolean): void | Promise<void> {
+function answer(
+  ctx: Context,
+  cookie: SessionTransport,
+  record: SessionRecord,
+  keep: OpenedRecord | null,
+): void | Promise<void> {
   const session = clientSession(record, ctx.svc.config.callbacks, ctx.svc.log)
   // A real promise, never an answer that only looks like one (Promise.prototype, a Proxy): node's check.
   if (types.isPromise(session)) return session.then((shaped) => reply(ctx, cookie, record, keep, shaped))
@@ -60,20 +67,20 @@ function answer(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep
 
 function reply(
   ctx: Context,
-  cookie: SessionCookie,
+  cookie: SessionTransport,
   record: SessionRecord,
-  keep: boolean,
+  keep: OpenedRecord | null,
   session: Session | null,
 ): void | Promise<void> {
   const { svc, res } = ctx
   if (session === null) return sendJson(res, 200, svc.config.emptySession, true)
   const event = svc.config.events.session
-  if (event) return ctx.emit('session', event, { session, record }).then(() => send(ctx, cookie, record, keep, session))
-  send(ctx, cookie, record, keep, session)
+  if (event) return ctx.emit('session', event, { session, record }).then(() => send(ctx, cookie, keep, session))
+  send(ctx, cookie, keep, session)
 }
 
-function send(ctx: Context, cookie: SessionCookie, record: SessionRecord, keep: boolean, session: Session): void {
+function send(ctx: Context, cookie: SessionTransport, keep: OpenedRecord | null, session: Session): void {
   const reply = JSON.stringify(session)
-  if (keep) ctx.svc.sessions.remember(cookie, record, reply)
+  if (keep !== null) ctx.svc.sessions.remember(cookie, keep, reply)
   sendJson(ctx.res, 200, reply, true)
 }

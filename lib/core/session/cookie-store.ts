@@ -1,6 +1,6 @@
 import { open, seal } from '../../infra/crypto/jwe'
 import type { KeyRing } from '../../infra/crypto/keys'
-import type { SessionStore } from './record-store'
+import type { OpenedRecord, SessionStore } from './record-store'
 import { fromClaims, toClaims } from './record'
 
 /**
@@ -10,9 +10,10 @@ import { fromClaims, toClaims } from './record'
  */
 export function cookieStore(ring: KeyRing): SessionStore {
   return Object.freeze({
-    replyCacheCheck: () => 'always' as const,
-    async read(token: string, nowSeconds: number, maxLifetime: number) {
-      return fromClaims(open(ring, token), nowSeconds, maxLifetime)
+    async read(token: string, nowSeconds: number, maxLifetime: number): Promise<OpenedRecord | null> {
+      const record = fromClaims(open(ring, token), nowSeconds, maxLifetime)
+      // One token always opens to the same record: what was found about it holds while it lives.
+      return record && { record, reuse: 'always' }
     },
     async write(record: Parameters<SessionStore['write']>[0]) {
       return seal(ring.current, toClaims(record))

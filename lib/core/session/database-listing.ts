@@ -3,6 +3,7 @@ import { callStore, type ExpressSessionStore } from '../../infra/store/express-s
 import type { SessionIndex } from '../../infra/store/types'
 import { isRecord } from '../../infra/util/object'
 import { storedDevice, type DeviceInfo } from './device-info'
+import type { SessionHooks } from './lifecycle'
 import { fromClaims } from './record'
 import type { ListedSession, SessionListing } from './record-store'
 import { storeCookie } from './store-listing'
@@ -39,12 +40,24 @@ export interface ListingParts {
   readonly get: (sid: string) => Promise<unknown>
   /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
   readonly end: (userId: string, sids: readonly string[]) => Promise<void>
-  /** The store's id of a cookie's token, null for anything that is not a token of ours. */
+  /** The store's id of a token, null for anything that is not a token of ours. */
   readonly sidOf: (token: string) => string | null
+  /** The features' hooks: `sessionEnded` runs for every session this listing ends (./lifecycle.ts). */
+  readonly hooks: SessionHooks
 }
 
-/** A user's database sessions one by one: `listSessions` and `revokeSession` (./devices.ts). */
-export function databaseListing({ index, devices, get, end, sidOf }: ListingParts): SessionListing {
+/** The user's valid record in a stored value, or null (the index names its user's sessions only). */
+function recordOf(stored: unknown, userId: string, nowSeconds: number, lifetime: number): SessionRecord | null {
+  const record = isRecord(stored) ? fromClaims(stored, nowSeconds, lifetime) : null
+  return record && record.userId === userId ? record : null
+}
+
+/**
+ * A user's database sessions one by one: `listSessions` and `revokeSession` (./devices.ts), and a
+ * provider's back-channel logout of one session. The one way to end a session outside the manager,
+ * so it runs the lifecycle's `sessionEnded` itself.
+ */
+export function databaseListing({ index, devices, get, end, sidOf, hooks }: ListingParts): SessionListing {
   return Object.freeze({
     sidOf,
     async list(userId: string, nowSeconds: number, lifetime: number) {
@@ -52,16 +65,19 @@ export function databaseListing({ index, devices, get, end, sidOf }: ListingPart
       const listed = await Promise.all(
         sids.map(async (sid): Promise<ListedSession | null> => {
           const [stored, device] = await Promise.all([get(sid), devices.read(sid)])
-          const record: SessionRecord | null = isRecord(stored) ? fromClaims(stored, nowSeconds, lifetime) : null
-          // The index names its user's sessions only; a record of another user is not this user's.
-          return record && record.userId === userId ? { sid, record, device } : null
+          const record = recordOf(stored, userId, nowSeconds, lifetime)
+          return record && { sid, record, device }
         }),
       )
       return listed.filter((session): session is ListedSession => session !== null)
     },
-    async end(userId: string, sid: string) {
-      if (!(await index.members(userId, Math.floor(Date.now() / 1000))).includes(sid)) return false
+    async end(userId: string, sid: string, record?: SessionRecord) {
+      const now = Math.floor(Date.now() / 1000)
+      if (!(await index.members(userId, now)).includes(sid)) return false
+      // What it held, for the hooks: read only when one of them wants it and the caller did not say.
+      const held = record ?? (hooks.endsSessions ? recordOf(await get(sid), userId, now, Infinity) : null)
       await end(userId, [sid])
+      if (held !== null) await hooks.sessionEnded(held)
       return true
     },
   })

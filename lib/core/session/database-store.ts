@@ -8,7 +8,8 @@ import { isRecord } from '../../infra/util/object'
 import { fromClaims, toClaims } from './record'
 import { databaseListing, deviceEntries } from './database-listing'
 import type { DeviceInfo } from './device-info'
-import type { SessionStore } from './record-store'
+import { sessionHooks, type SessionLifecycle } from './lifecycle'
+import type { OpenedRecord, SessionStore } from './record-store'
 import { listedInStore, storeCookie } from './store-listing'
 
 /** 32 random bytes, base64url as issued: anything else in the cookie is refused before the store is asked. */
@@ -33,6 +34,11 @@ export interface DatabaseStoreParts {
    * them, and the record is read from the store.
    */
   readonly cached?: CachedRecords | null
+  /**
+   * The features' hooks, for the sessions the listing ends one by one (`revokeSession`, back-channel
+   * logout): the manager runs them for every other end (./lifecycle.ts).
+   */
+  readonly lifecycles?: readonly SessionLifecycle[]
 }
 
 export interface CachedRecords {
@@ -71,6 +77,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
     if (failed) throw failed.reason
   }
   const devices = deviceEntries(store, call)
+  const sidOf = (token: string) => (isToken(token) ? digest(token) : null)
   /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
   const end = async (userId: string, sids: readonly string[]) => {
     await index.remove(userId, sids)
@@ -78,21 +85,20 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
     await devices.forget(sids)
   }
 
-  /** Records read from memory, with the check that they are still what the store holds. */
-  const vouched = new WeakMap<SessionRecord, () => boolean>()
-
-  /** The record, when the store's value and the user's index are both held in memory (no I/O). */
-  function fromMemory(sid: string, nowSeconds: number, lifetime: number): SessionRecord | null {
+  /**
+   * The record, when the store's value and the user's index are both held in memory (no I/O), with
+   * the check that they still are: only then may what was found about it be reused.
+   */
+  function fromMemory(sid: string, nowSeconds: number, lifetime: number): OpenedRecord | null {
     const held = cached?.held(sid)
     if (!held || !isRecord(held.stored)) return null
     const record = fromClaims(held.stored, nowSeconds, lifetime)
     if (!record || cached!.listed(record.userId, sid) !== true) return null
-    vouched.set(record, cached!.stillHeld(sid, held.version, record.userId))
-    return record
+    return { record, reuse: cached!.stillHeld(sid, held.version, record.userId) }
   }
 
   return Object.freeze({
-    async read(token: string, nowSeconds: number, lifetime: number) {
+    async read(token: string, nowSeconds: number, lifetime: number): Promise<OpenedRecord | null> {
       if (!isToken(token)) return null
       const sid = digest(token)
       // Anything short of a valid, listed record held in memory takes the full way below.
@@ -100,7 +106,9 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       if (known) return known
       const stored = await get(sid)
       const record = isRecord(stored) ? fromClaims(stored, nowSeconds, lifetime) : null
-      if (!record || (await index.has(record.userId, sid))) return record
+      if (!record) return null
+      // Read through I/O: nothing tells when it changes, so nothing found about it is reused.
+      if (await index.has(record.userId, sid)) return { record, reuse: 'never' }
       // Ended (signed out, or past the per-user cap) and written back by a request that raced it.
       await destroy(sid).catch(() => undefined)
       return null
@@ -146,8 +154,6 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       await devices.forget([sid])
     },
 
-    replyCacheCheck: (record: SessionRecord) => vouched.get(record) ?? null,
-
     async removeAll(userId: string, nowSeconds: number, keep?: string) {
       const kept = keep !== undefined && isToken(keep) ? digest(keep) : null
       await end(
@@ -156,7 +162,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       )
     },
 
-    sessions: databaseListing({ index, devices, get, end, sidOf: (token) => (isToken(token) ? digest(token) : null) }),
+    sessions: databaseListing({ index, devices, get, end, sidOf, hooks: sessionHooks(parts.lifecycles ?? []) }),
   })
 }
 

@@ -1,24 +1,11 @@
-import type { Request, Response } from 'express'
 import type { SessionRecord, SessionUser } from '../../infra/config/types'
-import { ConfigurationError } from '../../infra/errors'
-import {
-  CHUNK_SIZE,
-  clearChunked,
-  hasChunked,
-  MAX_CHUNKS,
-  readChunked,
-  writeChunked,
-} from '../../infra/http/chunked-cookie'
-import type { CookieIo } from '../../infra/http/cookies'
 import type { Revocations } from '../../infra/store/types'
 import { deviceOf, type DeviceInfo } from './device-info'
-import type { ReplyCacheLimits } from './reply-cache'
-import { rememberedSessions } from './remembered'
+import { sessionHooks, type SessionHooks, type SessionLifecycle } from './lifecycle'
+import { rememberedSessions, type RememberedSessions, type ReuseOptions } from './remembered'
 import { revocableSince } from './record'
-import type { SessionStore } from './record-store'
-
-/** The request's session cookie (no response where it is only read: `getSession(req)`). */
-export type SessionCookie = CookieIo<Response | undefined>
+import type { OpenedRecord, SessionStore } from './record-store'
+import type { SessionTransport } from './transport'
 
 export interface NewSession {
   userId: string
@@ -32,77 +19,60 @@ export interface NewSession {
 }
 
 /**
- * Sessions over a store: reading, creating, rolling renewal and removal, with the cookie handled
- * in one place whatever the store.
+ * Sessions over a store: reading, creating, rolling renewal and removal, on the session token alone.
+ * The token comes and goes through a transport (./transport.ts; the cookie: ./cookie-transport.ts),
+ * whatever the store; every end and renewal runs the features' lifecycle hooks (./lifecycle.ts).
  */
-export interface SessionManager {
-  /** Whether the request carries a session cookie at all (no crypto, no I/O). */
-  present(cookie: SessionCookie): boolean
+export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
+  /** Whether the request carries a session token at all (no crypto, no I/O). */
+  present(transport: SessionTransport): boolean
   /** The valid record, or null. */
-  read(cookie: SessionCookie): Promise<SessionRecord | null>
+  read(transport: SessionTransport): Promise<SessionRecord | null>
   /**
-   * `stored`: runs once the store keeps the new session, before the cookie is set, with the store's id
+   * The valid record with how long what is found about it may be reused for this token (the reply
+   * cache: `remember`, `rememberRecord`), or null.
+   */
+  open(transport: SessionTransport): Promise<OpenedRecord | null>
+  /**
+   * `stored`: runs once the store keeps the new session, before the token is handed out, with the store's id
    * of it (database sessions; null for cookie sessions). When it fails, the session is removed again
    * and `create` rejects: nothing it was to record about the session can be missing.
    */
   create(
-    cookie: SessionCookie,
+    transport: SessionTransport,
     input: NewSession,
     stored?: (sid: string | null) => Promise<void>,
   ): Promise<SessionRecord>
   /** Renews the session when it was issued more than `updateAge` ago; returns the current record. */
-  renewIfDue(cookie: SessionCookie, record: SessionRecord): Promise<SessionRecord>
+  renewIfDue(transport: SessionTransport, record: SessionRecord): Promise<SessionRecord>
   /** Rewrites the session with new data, keeping its expiry. */
-  save(cookie: SessionCookie, record: SessionRecord): Promise<void>
-  /** Removes the session where it is kept and clears the cookie. */
-  destroy(cookie: SessionCookie, record: SessionRecord | null): Promise<void>
+  save(transport: SessionTransport, record: SessionRecord): Promise<void>
+  /** Removes the session where it is kept and clears the client's token. */
+  destroy(transport: SessionTransport, record: SessionRecord | null): Promise<void>
   /** Ends every session of a user, wherever it is: revoked from now on, and deleted where it is kept. */
   revokeAll(userId: string): Promise<void>
   /**
-   * Ends every session of the record's user but the cookie's own. Database sessions: the others are
-   * unlisted and deleted, this one and its cookie stay. Cookie sessions cannot be told apart: all of
-   * them are revoked and this browser gets a new session for the same sign-in (same user, data and
+   * Ends every session of the record's user but the transport's own. Database sessions: the others are
+   * unlisted and deleted, this one and its token stay. Cookie sessions cannot be told apart: all of
+   * them are revoked and this client gets a new session for the same sign-in (same user, data and
    * sign-in time, so still bounded by `maxLifetime`), re-issued after the revocation.
    */
-  revokeOthers(cookie: SessionCookie, record: SessionRecord): Promise<void>
-  /** Clears the cookie only (for a cookie that did not open). */
-  clear(cookie: SessionCookie): void
-  /**
-   * The `GET /session` reply remembered for this exact cookie, when its session is still valid, not
-   * due for renewal and known not to be revoked; else null. Synchronous: no crypto, no I/O.
-   */
-  recall(cookie: SessionCookie): string | null
-  /** Remembers the reply for a session just read from this cookie and not renewed (when replies are reused). */
-  remember(cookie: SessionCookie, record: SessionRecord, reply: string): void
-  /**
-   * When the app runs something per request (`perRequest`): the record remembered for this exact
-   * cookie, as a new object each time (a callback that changes it changes nothing remembered), under
-   * the same checks as `recall`; else null. Synchronous: no crypto, no I/O.
-   */
-  recallRecord(cookie: SessionCookie): SessionRecord | null
-  /** Remembers a record just read from this cookie and not renewed, before the app's code sees it (`perRequest`). */
-  rememberRecord(cookie: SessionCookie, record: SessionRecord): void
+  revokeOthers(transport: SessionTransport, record: SessionRecord): Promise<void>
+  /** Clears the client's token only (for a token that did not open). */
+  clear(transport: SessionTransport): void
 }
 
 /**
  * Revocations that can tell a user's revocation time from memory, when they know it without I/O
  * (lib/store: always in memory; with Redis, within the revocation delay). A hit of the reply cache
- * needs it; without it every request opens its cookie.
+ * needs it; without it every request opens its token.
  */
 export type SessionRevocations = Revocations & { peek?(userId: string): number | undefined }
 
-export interface ManagerOptions {
-  /**
-   * Reuse what `GET /session` found for a cookie value (sealed cookies, and database tokens while
-   * the store vouches for their record): the reply, or the record when `perRequest`.
-   */
-  readonly replies?: ReplyCacheLimits | null
-  /**
-   * Something of the app's runs on every `GET /session` (a `session` callback, `events.session`):
-   * then the cache keeps the record a cookie opened to, never an answer, and the app's code runs
-   * on each request with that record.
-   */
-  readonly perRequest?: boolean
+/** How the manager reuses what `GET /session` found (./remembered.ts), and whom it tells of ends. */
+export interface ManagerOptions extends ReuseOptions {
+  /** The features' hooks, run on every end and renewal of a session the manager makes (./lifecycle.ts). */
+  readonly lifecycles?: readonly SessionLifecycle[]
 }
 
 export interface SessionTiming {
@@ -113,16 +83,31 @@ export interface SessionTiming {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-/** Where a sign-in comes from: the request of the cookie's response (Express's `res.req`), when there is one. */
-function deviceOfCookie(cookie: SessionCookie, record: SessionRecord): DeviceInfo | null {
-  const req = cookie.res?.req as Request | undefined
-  return req ? deviceOf(req, record) : null
+/** What the manager's steps below share, gathered once by createSessionManager. */
+interface Parts {
+  readonly store: SessionStore
+  readonly timing: SessionTiming
+  readonly revocations: SessionRevocations
+  readonly hooks: SessionHooks
 }
 
-/** Writes the record and sets the cookie to the token the store answers. */
+/** The valid record of the transport's token, with how long it may be reused, or null. */
+async function openSession({ store, timing, revocations }: Parts, transport: SessionTransport) {
+  const token = transport.token()
+  if (token === null) return null
+  const opened = await store.read(token, nowSeconds(), timing.maxLifetime)
+  if (opened === null) return null
+  // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
+  return revocableSince(opened.record) >= (await revocations.before(opened.record.userId)) ? opened : null
+}
+
+/**
+ * Writes the record and hands the client the token the store answers. `previous`: the token it is
+ * kept under (a renewal, an update), null for a new session. `device`: where a sign-in comes from.
+ */
 async function writeSession(
-  store: SessionStore,
-  cookie: SessionCookie,
+  { store, hooks }: Parts,
+  transport: SessionTransport,
   record: SessionRecord,
   previous: string | null,
   device: DeviceInfo | null,
@@ -130,37 +115,84 @@ async function writeSession(
 ): Promise<void> {
   // Only a sign-in says where it comes from: renewals and updates never rewrite it.
   const token = await (device === null ? store.write(record, previous) : store.write(record, previous, device))
-  if (token.length > MAX_CHUNKS * CHUNK_SIZE) {
-    throw new ConfigurationError(
-      `a session of ${token.length} characters does not fit in ${MAX_CHUNKS} cookies of ${CHUNK_SIZE}: keep less in its data`,
-    )
-  }
+  if (previous !== null) await hooks.sessionRenewed(record)
+  transport.assertFits(token)
   if (stored) {
     try {
       await stored(store.sessions?.sidOf(token) ?? null)
     } catch (error) {
-      await store.remove(token, record).catch(() => undefined)
+      await store
+        .remove(token, record)
+        .then(() => hooks.sessionEnded(record))
+        .catch(() => undefined)
       throw error
     }
   }
-  if (cookie.res) writeChunked(cookie.res, cookie.cookies, cookie.def, token, record.expiresAt - nowSeconds())
+  transport.write(token, record.expiresAt - nowSeconds())
 }
 
-/** Writes a new session, signed in now (the browser's previous one, if any, is the caller's). */
+/** Writes a new session, signed in now (the client's previous one, if any, is the caller's). */
 async function startSession(
-  store: SessionStore,
-  timing: SessionTiming,
-  revocations: Revocations,
-  cookie: SessionCookie,
+  parts: Parts,
+  transport: SessionTransport,
   input: NewSession,
   stored?: (sid: string | null) => Promise<void>,
 ): Promise<SessionRecord> {
   const now = nowSeconds()
   // Dated by the revocations' clock (Redis's), never before the user's last revocation.
-  const createdAt = await revocations.stamp(input.userId)
-  const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + timing.maxAge }
-  await writeSession(store, cookie, record, null, deviceOfCookie(cookie, record), stored)
+  const createdAt = await parts.revocations.stamp(input.userId)
+  const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + parts.timing.maxAge }
+  const req = transport.request
+  await writeSession(parts, transport, record, null, req ? deviceOf(req, record) : null, stored)
   return record
+}
+
+/**
+ * Removes the session behind a token, then runs `sessionEnded` with what it held. `record`: null
+ * when only the token is known (a new sign-in ending the client's old session, a session that did
+ * not open): then read first, and only when a hook wants it.
+ */
+async function endSession({ store, hooks }: Parts, token: string, record: SessionRecord | null): Promise<void> {
+  const held =
+    record ??
+    (hooks.endsSessions
+      ? await store.read(token, nowSeconds(), Infinity).then(
+          (opened) => opened?.record ?? null,
+          () => null,
+        )
+      : null)
+  await store.remove(token, record)
+  if (held !== null) await hooks.sessionEnded(held)
+}
+
+/**
+ * Only a sign-in dates a session: the one replacing it keeps the sign-in time (`auth_time`, the
+ * recent sign-in passkey registration asks for) and the `maxLifetime` counted from it. Dated past
+ * the revocation just made by the revocations' clock, as a sign-in is.
+ */
+async function reissued({ timing, revocations }: Parts, record: SessionRecord): Promise<SessionRecord> {
+  const now = nowSeconds()
+  const reissuedAt = Math.max(await revocations.stamp(record.userId), record.createdAt)
+  const expiresAt = Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime)
+  return { ...record, reissuedAt, issuedAt: now, expiresAt }
+}
+
+/** See `SessionManager.revokeOthers`. */
+async function endOthers(parts: Parts, transport: SessionTransport, record: SessionRecord): Promise<void> {
+  const { store, revocations, hooks } = parts
+  const token = transport.token()
+  // Database sessions: this one is kept by its token (one that opened, so never null here).
+  if (store.sessions !== undefined) {
+    if (token === null) return
+    await store.removeAll(record.userId, nowSeconds(), token)
+    return hooks.userSessionsEnded(record.userId, record)
+  }
+  // Cookie sessions: all of them are revoked, this client gets a new one for the same sign-in. What
+  // features keep beside it stays: it is the kept session, and its re-issue is no end of it.
+  await revocations.revoke(record.userId)
+  await store.removeAll(record.userId, nowSeconds(), token ?? undefined)
+  await hooks.userSessionsEnded(record.userId, token === null ? null : record)
+  await writeSession(parts, transport, await reissued(parts, record), null, null)
 }
 
 export function createSessionManager(
@@ -169,44 +201,29 @@ export function createSessionManager(
   revocations: SessionRevocations,
   options: ManagerOptions = {},
 ): SessionManager {
-  const remembered = rememberedSessions(store, timing, revocations, options)
-
-  const write = (cookie: SessionCookie, record: SessionRecord, previous: string | null, device?: DeviceInfo | null) =>
-    writeSession(store, cookie, record, previous, device ?? null)
-
-  // Only a sign-in dates a session: the one replacing it keeps the sign-in time (`auth_time`, the
-  // recent sign-in passkey registration asks for) and the `maxLifetime` counted from it. Dated past
-  // the revocation just made by the revocations' clock, as a sign-in is.
-  const reissued = async (record: SessionRecord): Promise<SessionRecord> => {
-    const now = nowSeconds()
-    const reissuedAt = Math.max(await revocations.stamp(record.userId), record.createdAt)
-    const expiresAt = Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime)
-    return { ...record, reissuedAt, issuedAt: now, expiresAt }
-  }
-
-  const start = (cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) =>
-    startSession(store, timing, revocations, cookie, input, stored)
+  const parts: Parts = { store, timing, revocations, hooks: sessionHooks(options.lifecycles ?? []) }
+  const remembered = rememberedSessions(timing, revocations, options)
+  const open = (transport: SessionTransport) => openSession(parts, transport)
 
   const manager: SessionManager = Object.freeze({
-    present: (cookie: SessionCookie) => hasChunked(cookie.cookies, cookie.def.name),
+    present: (transport: SessionTransport) => transport.present(),
 
-    async read(cookie: SessionCookie) {
-      const token = readChunked(cookie.cookies, cookie.def.name)
-      if (token === null) return null
-      const record = await store.read(token, nowSeconds(), timing.maxLifetime)
-      // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
-      return record && revocableSince(record) >= (await revocations.before(record.userId)) ? record : null
+    open,
+
+    async read(transport: SessionTransport) {
+      const opened = await open(transport)
+      return opened === null ? null : opened.record
     },
 
-    async create(cookie: SessionCookie, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
-      // A new session never reuses a token the browser brought with it, and ends the session that
-      // token named (database sessions): a copy of the old cookie is worth nothing after a new sign-in.
-      const previous = readChunked(cookie.cookies, cookie.def.name)
-      if (previous !== null) await store.remove(previous, null)
-      return start(cookie, input, stored)
+    async create(transport: SessionTransport, input: NewSession, stored?: (sid: string | null) => Promise<void>) {
+      // A new session never reuses a token the client brought with it, and ends the session that
+      // token named (database sessions): a copy of the old token is worth nothing after a new sign-in.
+      const previous = transport.token()
+      if (previous !== null) await endSession(parts, previous, null)
+      return startSession(parts, transport, input, stored)
     },
 
-    async renewIfDue(cookie: SessionCookie, record: SessionRecord) {
+    async renewIfDue(transport: SessionTransport, record: SessionRecord) {
       const now = nowSeconds()
       // Renewal stops at the absolute lifetime: a renewal that would not move the expiry is skipped.
       if (now - record.issuedAt < timing.updateAge || record.expiresAt >= record.createdAt + timing.maxLifetime)
@@ -216,43 +233,33 @@ export function createSessionManager(
         issuedAt: now,
         expiresAt: Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime),
       }
-      await write(cookie, renewed, readChunked(cookie.cookies, cookie.def.name))
+      await writeSession(parts, transport, renewed, transport.token(), null)
       return renewed
     },
 
-    async save(cookie: SessionCookie, record: SessionRecord) {
-      await write(cookie, record, readChunked(cookie.cookies, cookie.def.name))
+    async save(transport: SessionTransport, record: SessionRecord) {
+      await writeSession(parts, transport, record, transport.token(), null)
     },
 
-    async destroy(cookie: SessionCookie, record: SessionRecord | null) {
-      const token = readChunked(cookie.cookies, cookie.def.name)
-      // Signed out here: this browser's cookie is gone; a copy of it opens as it always did.
+    async destroy(transport: SessionTransport, record: SessionRecord | null) {
+      const token = transport.token()
+      // Signed out here: this client's token is gone; a copy of it opens as it always did.
       if (token !== null) remembered.forget(token)
-      if (token !== null) await store.remove(token, record)
-      if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+      if (token !== null) await endSession(parts, token, record)
+      transport.clear()
     },
 
     async revokeAll(userId: string) {
       // The time first: a renewal racing the deletion below cannot bring a session back.
       await revocations.revoke(userId)
       await store.removeAll(userId, nowSeconds())
+      await parts.hooks.userSessionsEnded(userId, null)
     },
 
-    async revokeOthers(cookie: SessionCookie, record: SessionRecord) {
-      const token = readChunked(cookie.cookies, cookie.def.name)
-      // Database sessions: this one is kept by its token (one that opened, so never null here).
-      if (store.sessions !== undefined)
-        return token === null ? undefined : store.removeAll(record.userId, nowSeconds(), token)
-      // Cookie sessions: all of them are revoked, this browser gets a new one for the same sign-in.
-      // Its provider's tokens go with it: kept by its token (the others' end), and not ended as a
-      // replaced session's would be (the cookie store itself has nothing to remove).
-      await revocations.revoke(record.userId)
-      await store.removeAll(record.userId, nowSeconds(), token ?? undefined)
-      await write(cookie, await reissued(record), null)
-    },
+    revokeOthers: (transport: SessionTransport, record: SessionRecord) => endOthers(parts, transport, record),
 
-    clear(cookie: SessionCookie) {
-      if (cookie.res) clearChunked(cookie.res, cookie.cookies, cookie.def)
+    clear(transport: SessionTransport) {
+      transport.clear()
     },
 
     recall: remembered.recall,

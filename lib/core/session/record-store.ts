@@ -2,22 +2,35 @@ import type { SessionRecord } from '../../infra/config/types'
 import type { DeviceInfo } from './device-info'
 
 /**
- * Where sessions live. The manager owns the cookie; a store only turns the cookie's token into a
- * record and back. The cookie store's token is the sealed record itself; the database store's token
- * is an opaque random value whose hash is the key.
+ * How long what was found about a record just read may stand for its token without reading it
+ * again: for the reply cache of `GET /session` (./reply-cache.ts, which besides checks expiry,
+ * renewal and the user's revocations on every use), not part of keeping records.
+ * - `'always'`: the token is the sealed record itself (the cookie store), and opens to the same
+ *   record as long as it lives;
+ * - a function: whether the store still holds this very record (a database store kept current in
+ *   memory, lib/infra/store/redis/), asked on every use;
+ * - `'never'`: the store cannot tell without I/O, and nothing is reused.
+ * It travels beside the record, by value: a copy of the record (a wrapper, a callback's) keeps it.
+ */
+export type Reuse = 'always' | 'never' | (() => boolean)
+
+/** A record a token opened to, and how long what was found about it may be reused (`Reuse`). */
+export interface OpenedRecord {
+  readonly record: SessionRecord
+  readonly reuse: Reuse
+}
+
+/**
+ * Where sessions live. The manager owns the token's transport (the cookie); a store only turns the
+ * token into a record and back. The cookie store's token is the sealed record itself; the database
+ * store's token is an opaque random value whose hash is the key.
  */
 export interface SessionStore {
   /**
-   * For the reply cache of `GET /session` only (reply-cache.ts), not part of keeping records: how
-   * long the answer about a record this store just read may be reused for the same token. 'always'
-   * when the token is the sealed record itself (the cookie store: one token always opens to the same
-   * record); a check that the record is still what the store holds (a database store kept current in
-   * memory, lib/infra/store/redis/); null when the store cannot tell without I/O. A store
-   * without it has no answer reused.
+   * The record for a token, with how long it may be reused; null for anything invalid, expired (or
+   * past `maxLifetime`) or unknown. Never throws for bad input.
    */
-  readonly replyCacheCheck?: (record: SessionRecord) => 'always' | (() => boolean) | null
-  /** The record for a token, or null for anything invalid, expired (or past `maxLifetime`) or unknown. Never throws for bad input. */
-  read(token: string, nowSeconds: number, maxLifetime: number): Promise<SessionRecord | null>
+  read(token: string, nowSeconds: number, maxLifetime: number): Promise<OpenedRecord | null>
   /**
    * Stores the record and returns the token for the cookie (`previous` when the store keeps tokens).
    * `device`: where a new session signed in from (kept beside it by the database store, for listing).
@@ -45,8 +58,9 @@ export interface SessionListing {
   /** The user's listed, valid sessions (at most MAX_SESSIONS_PER_USER). */
   list(userId: string, nowSeconds: number, maxLifetime: number): Promise<ListedSession[]>
   /**
-   * Ends one session of the user, as sign-out does (unlisted, then deleted): whether it was listed.
-   * `record`: what it held, when the caller has it (lib/features/provider-tokens/cleanup.ts ends its provider tokens).
+   * Ends one session of the user, as sign-out does (unlisted, then deleted), then runs the features'
+   * `sessionEnded` (./lifecycle.ts): whether it was listed. `record`: what it held, when the caller
+   * has it (else it is read for the hooks).
    */
   end(userId: string, sid: string, record?: SessionRecord): Promise<boolean>
   /** The id in the store of the session a cookie's token names (null for a token this store never issues). */

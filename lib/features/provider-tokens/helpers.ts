@@ -31,14 +31,14 @@ export function tokenHelpers(services: () => Services, tokens: ProviderTokens): 
       const svc = services()
       const found = await readRequestSession(svc, req, true)
       if (!found) return null
-      const { record, cookie } = found
-      const { res } = cookie
+      const { record, onResponse } = found
+      const res = req.res && !req.res.headersSent ? req.res : undefined
       const cookieSession = svc.config.session.strategy === 'cookie'
       // Read at each step: the headers may go while the provider answers (no Set-Cookie then).
       const live = () => (res && !res.headersSent ? res : undefined)
       const save = async (changed: SessionRecord) => {
         if (!live() && cookieSession) svc.log('warn', 'tokens.warning', LATE_SAVE)
-        await svc.sessions.save({ ...cookie, res: live() }, changed)
+        await svc.sessions.save(onResponse(live()), changed)
       }
       const session = {
         record,

@@ -1,5 +1,6 @@
 import type { Feature, FeatureDefinition } from '../../core/feature'
 import type { OAuthFeature } from '../oauth'
+import { tokenCleanup } from './cleanup'
 import { tokenHelpers } from './helpers'
 import { providerTokens, type ProviderTokens } from './runtime'
 import { TOKEN_EVENTS } from './types'
@@ -43,6 +44,8 @@ export const providerTokensFeature: FeatureDefinition<ProviderTokensFeature> = {
         },
       },
       helpers: tokenHelpers(services, tokens),
+      // Tokens kept in Redis end with their session, and live as long as it does.
+      ...(tokens.vault ? tokenCleanup(tokens.vault) : {}),
     }
   },
 }
