@@ -1,0 +1,70 @@
+import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
+
+// The reads and writes of Passport's, passport-oauth2's and node-oauth's internals (their underscore
+// members), gathered in this one file. Each says the version whose internal it relies on and what
+// breaks if that changes, so that a new version of passport (0.7), passport-oauth2 (1.8) or oauth
+// (node-oauth, 0.10.x as passport-oauth2 1.8 requires it) can be checked against this file alone. A
+// strategy of the app's (passportStrategy()) may be built otherwise: the functions that may be given
+// one read it defensively (undefined or false, never an exception).
+
+/** The callback of node-oauth's request method: an error, or the whole answer's text. */
+export type ExecuteCallback = (error: unknown, result?: string, response?: IncomingMessage) => void
+
+/** What node-oauth sends a request with: `http` or `https` (node-oauth picks one by the URL). */
+export type HttpLibrary = { request(options: RequestOptions): ClientRequest }
+
+/** node-oauth 0.10's `OAuth2#_executeRequest(http_library, options, post_body, callback)`. */
+export type ExecuteRequest = (
+  library: HttpLibrary,
+  options: RequestOptions,
+  body: unknown,
+  callback: ExecuteCallback,
+) => void
+
+/**
+ * A strategy's node-oauth client: passport-oauth2 1.8 keeps it as `_oauth2`. Undefined on a strategy
+ * without one (or no strategy).
+ */
+function clientOf(strategy: unknown): unknown {
+  return (strategy as { _oauth2?: unknown } | null | undefined)?._oauth2
+}
+
+/**
+ * The authorization URL a passport-oauth2 strategy redirects to: node-oauth 0.10 keeps it on the
+ * client as `_authorizeUrl` (passport-oauth2 1.8 reads it there too), the same field for every
+ * strategy built on passport-oauth2. If it moves, this gives undefined: the sign-in page's CSP
+ * leaves `form-action` out for that provider, and a warning says so at start-up.
+ */
+export function authorizeUrlOf(strategy: object): unknown {
+  const client = clientOf(strategy)
+  return typeof client === 'object' && client !== null
+    ? (client as { _authorizeUrl?: unknown })._authorizeUrl
+    : undefined
+}
+
+/**
+ * Whether the strategy carries passport-oauth2's client with node-oauth's request method (the one
+ * wrapExecuteRequest wraps): what "built on passport-oauth2" means to the package. If either moves,
+ * auth() refuses every passportStrategy() provider as not built on passport-oauth2.
+ */
+export function hasOAuth2Client(strategy: unknown): boolean {
+  const client = clientOf(strategy) as { _executeRequest?: unknown } | undefined
+  return typeof client?._executeRequest === 'function'
+}
+
+/**
+ * Replaces the strategy's request method with `wrap(original)`: node-oauth 0.10 sends every request
+ * of a passport-oauth2 1.8 strategy (the token request, userProfile()'s GET, a refresh) through
+ * `OAuth2#_executeRequest`. `original` runs on the client as before. Without that method (a strategy
+ * built otherwise) nothing is replaced. If node-oauth renames it, the deadline and size cap on
+ * provider requests (../deadline.ts) are silently lost, and auth() refuses passportStrategy()
+ * providers (hasOAuth2Client); the deadline specs fail.
+ */
+export function wrapExecuteRequest(strategy: object, wrap: (original: ExecuteRequest) => ExecuteRequest): void {
+  const client = clientOf(strategy) as { _executeRequest?: ExecuteRequest } | undefined
+  const execute = client?._executeRequest
+  if (!client || typeof execute !== 'function') return
+  client._executeRequest = wrap((library, options, body, callback) =>
+    execute.call(client, library, options, body, callback),
+  )
+}
