@@ -1,4 +1,5 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
+import type { PassportInstance } from '../registry'
 
 // The reads and writes of Passport's, passport-oauth2's and node-oauth's internals (their underscore
 // members), gathered in this one file. Each says the version whose internal it relies on and what
@@ -21,12 +22,43 @@ export type ExecuteRequest = (
   callback: ExecuteCallback,
 ) => void
 
+type TokenCallback = (error: unknown, accessToken?: unknown, refreshToken?: unknown, params?: unknown) => void
+
+/**
+ * node-oauth's OAuth2 client, as far as the package calls it: public methods of oauth 0.10's
+ * `OAuth2`, reached through the strategy's internal `_oauth2`.
+ */
+export interface OAuth2Client {
+  /** The token endpoint: a code, or with `grant_type: 'refresh_token'` a refresh token. */
+  getOAuthAccessToken(code: string, params: Record<string, string>, callback: TokenCallback): void
+}
+
 /**
  * A strategy's node-oauth client: passport-oauth2 1.8 keeps it as `_oauth2`. Undefined on a strategy
  * without one (or no strategy).
  */
 function clientOf(strategy: unknown): unknown {
   return (strategy as { _oauth2?: unknown } | null | undefined)?._oauth2
+}
+
+/**
+ * The strategy registered as `name` on a Passport instance: passport 0.7's `Authenticator#_strategy`
+ * (marked `@api private`; Passport keeps no public way to get a strategy back). If it is renamed or
+ * removed, this throws a TypeError and provider tokens can no longer be refreshed (the refresh specs
+ * fail).
+ */
+export function strategyOf(passport: PassportInstance, name: string): unknown {
+  return (passport as unknown as { _strategy(name: string): unknown })._strategy(name)
+}
+
+/**
+ * The client through which a token can be asked for: the strategy's `_oauth2` (passport-oauth2 1.8)
+ * when it has node-oauth's `getOAuthAccessToken`, else undefined. If either moves, refreshing
+ * provider tokens fails with "the strategy has no passport-oauth2 client".
+ */
+export function tokenClientOf(strategy: unknown): OAuth2Client | undefined {
+  const client = clientOf(strategy) as Partial<OAuth2Client> | undefined
+  return typeof client?.getOAuthAccessToken === 'function' ? (client as OAuth2Client) : undefined
 }
 
 /**
