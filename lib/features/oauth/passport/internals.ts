@@ -1,12 +1,13 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
 import type { PassportInstance } from '../registry'
 
-// The reads and writes of Passport's, passport-oauth2's and node-oauth's internals (their underscore
-// members), gathered in this one file. Each says the version whose internal it relies on and what
-// breaks if that changes, so that a new version of passport (0.7), passport-oauth2 (1.8) or oauth
-// (node-oauth, 0.10.x as passport-oauth2 1.8 requires it) can be checked against this file alone. A
-// strategy of the app's (passportStrategy()) may be built otherwise: the functions that may be given
-// one read it defensively (undefined or false, never an exception).
+// Every read and write of Passport's, passport-oauth2's and node-oauth's internals (their underscore
+// members), in this one file: the rest of lib/ calls these functions and names no internal. Each says
+// the version whose internal it relies on and what breaks if that changes, so that a new version of
+// passport (0.7), passport-oauth2 (1.8) or oauth (node-oauth, 0.10.x as passport-oauth2 1.8 requires
+// it) is checked against this file alone. A strategy of the app's (passportStrategy()) may be built
+// otherwise: the functions that may be given one read it defensively (undefined or false, never an
+// exception); only oauth2ClientOf, for the package's own subclass, takes the client as given.
 
 /** The callback of node-oauth's request method: an error, or the whole answer's text. */
 export type ExecuteCallback = (error: unknown, result?: string, response?: IncomingMessage) => void
@@ -31,6 +32,9 @@ type TokenCallback = (error: unknown, accessToken?: unknown, refreshToken?: unkn
 export interface OAuth2Client {
   /** The token endpoint: a code, or with `grant_type: 'refresh_token'` a refresh token. */
   getOAuthAccessToken(code: string, params: Record<string, string>, callback: TokenCallback): void
+  /** A GET with the access token: in the Authorization header once useAuthorizationHeaderforGET(true). */
+  get(url: string, accessToken: string, callback: (error: unknown, body?: string | Buffer) => void): void
+  useAuthorizationHeaderforGET(useIt: boolean): void
 }
 
 /**
@@ -52,13 +56,26 @@ export function strategyOf(passport: PassportInstance, name: string): unknown {
 }
 
 /**
+ * The node-oauth client of a strategy passport-oauth2 constructed (a subclass of its OAuth2Strategy):
+ * passport-oauth2 1.8 sets it in its constructor as `_oauth2`, "protected" by its own comment
+ * (subclasses may call it to fetch the profile). If it moves, building the strategy of an oauth2()
+ * or oidc() provider throws a TypeError: auth() fails for oauth2(), and oidc() sign-ins fail once
+ * discovery has answered.
+ */
+export function oauth2ClientOf(strategy: object): OAuth2Client {
+  return clientOf(strategy) as OAuth2Client
+}
+
+/**
  * The client through which a token can be asked for: the strategy's `_oauth2` (passport-oauth2 1.8)
  * when it has node-oauth's `getOAuthAccessToken`, else undefined. If either moves, refreshing
  * provider tokens fails with "the strategy has no passport-oauth2 client".
  */
-export function tokenClientOf(strategy: unknown): OAuth2Client | undefined {
+export function tokenClientOf(strategy: unknown): Pick<OAuth2Client, 'getOAuthAccessToken'> | undefined {
   const client = clientOf(strategy) as Partial<OAuth2Client> | undefined
-  return typeof client?.getOAuthAccessToken === 'function' ? (client as OAuth2Client) : undefined
+  return typeof client?.getOAuthAccessToken === 'function'
+    ? (client as Pick<OAuth2Client, 'getOAuthAccessToken'>)
+    : undefined
 }
 
 /**
