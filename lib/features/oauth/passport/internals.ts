@@ -2,12 +2,13 @@ import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
 import type { PassportInstance } from '../registry'
 
 // Every read and write of Passport's, passport-oauth2's and node-oauth's internals (their underscore
-// members), in this one file: the rest of lib/ calls these functions and names no internal. Each says
-// the version whose internal it relies on and what breaks if that changes, so that a new version of
-// passport (0.7), passport-oauth2 (1.8) or oauth (node-oauth, 0.10.x as passport-oauth2 1.8 requires
-// it) is checked against this file alone. A strategy of the app's (passportStrategy()) may be built
-// otherwise: the functions that may be given one read it defensively (undefined or false, never an
-// exception); only oauth2ClientOf, for the package's own subclass, takes the client as given.
+// members), in this one file: the rest of lib/ calls these functions and names no internal
+// (spec/providers/oauth/passport-internals.spec.ts holds it to that). Each says the version whose
+// internal it relies on and what breaks if that changes, so that a new version of passport (0.7),
+// passport-oauth2 (1.8) or oauth (node-oauth, 0.10.x as passport-oauth2 1.8 requires it) is checked
+// against this file alone. A strategy of the app's (passportStrategy()) may be built otherwise: the
+// functions that may be given one read it defensively (undefined or false, never an exception); only
+// oauth2ClientOf, for the package's own subclass, takes the client as given.
 
 /** The callback of node-oauth's request method: an error, or the whole answer's text. */
 export type ExecuteCallback = (error: unknown, result?: string, response?: IncomingMessage) => void
