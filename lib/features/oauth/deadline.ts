@@ -1,14 +1,12 @@
-import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
+import type { ClientRequest, IncomingMessage } from 'node:http'
+import { wrapExecuteRequest, type ExecuteCallback, type ExecuteRequest, type HttpLibrary } from './passport/internals'
 
 // A deadline and a size cap on the token and userinfo requests of a passport-oauth2 strategy.
-// passport-oauth2 sends them through node-oauth's `OAuth2#_executeRequest`, which waits for ever
-// and keeps every byte: a provider that accepts the connection and never answers would hold the
-// sign-in (and a socket) open indefinitely. Every strategy built on passport-oauth2 (ours and the
-// ecosystem's, for their userProfile calls too) goes through this one method of its `_oauth2`.
-
-type Callback = (error: unknown, result?: string, response?: IncomingMessage) => void
-type HttpLibrary = { request(options: RequestOptions): ClientRequest }
-type Execute = (library: HttpLibrary, options: RequestOptions, body: unknown, callback: Callback) => void
+// passport-oauth2 sends them through node-oauth's one request method (./passport/internals.ts),
+// which waits for ever and keeps every byte: a provider that accepts the connection and never
+// answers would hold the sign-in (and a socket) open indefinitely. Every strategy built on
+// passport-oauth2 (ours and the ecosystem's, for their userProfile calls too) goes through that
+// one method of its node-oauth client.
 
 const MAX_ANSWER_BYTES = 1024 * 1024
 
@@ -25,15 +23,17 @@ export const sentUnanswered = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { [SENT_UNANSWERED]?: true })[SENT_UNANSWERED] === true
 
 export function limitOAuthRequests(strategy: object, timeoutMs: number): void {
-  const client = (strategy as { _oauth2?: { _executeRequest?: Execute } })._oauth2
-  const execute = client?._executeRequest
-  if (!client || typeof execute !== 'function') return
-  client._executeRequest = (library, options, body, callback) => {
+  wrapExecuteRequest(strategy, (execute) => withDeadline(execute, timeoutMs))
+}
+
+/** `execute`, given up on after `timeoutMs` or an answer over MAX_ANSWER_BYTES. */
+function withDeadline(execute: ExecuteRequest, timeoutMs: number): ExecuteRequest {
+  return (library, options, body, callback) => {
     let request: ClientRequest | undefined
     let settled = false
     let sent = false
     let answered = false
-    const finish: Callback = (error, result, response) => {
+    const finish: ExecuteCallback = (error, result, response) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
@@ -68,7 +68,7 @@ export function limitOAuthRequests(strategy: object, timeoutMs: number): void {
       },
     }
     try {
-      execute.call(client, watched, options, body, finish)
+      execute(watched, options, body, finish)
     } catch (error) {
       finish(error)
     }

@@ -2,6 +2,7 @@ import { decodeJws } from '../../infra/crypto/jws'
 import { errorText, outsideText } from '../../infra/logger'
 import { parseJsonObject } from '../../infra/util/json'
 import { sentUnanswered } from './deadline'
+import { strategyOf, tokenClientOf } from './passport/internals'
 import { verifyIdToken, type IdTokenResult } from './id-token'
 import { toTokens } from './profile'
 import type { OAuthRegistry, OAuthRuntime, Ready } from './registry'
@@ -20,11 +21,6 @@ export type Refreshed =
    * was sent and no answer came in time: the provider may have spent the refresh token.
    */
   | { ok: false; final: boolean; reason: string; uncertain?: true }
-
-type TokenCallback = (error: unknown, accessToken?: unknown, refreshToken?: unknown, params?: unknown) => void
-interface OAuth2Client {
-  getOAuthAccessToken(code: string, params: Record<string, string>, callback: TokenCallback): void
-}
 
 /**
  * A token (or any field of a token answer kept) longer than this is not one: a provider that answers
@@ -57,10 +53,8 @@ export async function refreshGrant(
   // another instance would then spend it too (with rotation, the provider revokes the grant).
   if (limits.deadline - Date.now() < limits.requestMs)
     return { ok: false, final: false, reason: 'too little time was left under the refresh lock to ask the provider' }
-  const strategy = (registry.passport as unknown as { _strategy(name: string): unknown })._strategy(runtime.provider.id)
-  const client = (strategy as { _oauth2?: OAuth2Client } | undefined)?._oauth2
-  if (typeof client?.getOAuthAccessToken !== 'function')
-    return { ok: false, final: false, reason: 'the strategy has no passport-oauth2 client' }
+  const client = tokenClientOf(strategyOf(registry.passport, runtime.provider.id))
+  if (!client) return { ok: false, final: false, reason: 'the strategy has no passport-oauth2 client' }
   const answer = await new Promise<{ error: unknown; access?: unknown; refresh?: unknown; params?: unknown }>(
     (resolve) => {
       try {

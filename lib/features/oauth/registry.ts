@@ -6,6 +6,7 @@ import { UserinfoStrategy } from './userinfo-strategy'
 import { discover, jwksCache, type OidcMetadata } from './oidc-discovery'
 import { backoffMs, DISCOVERY_BACKOFF_MS, failureLog, type DiscoveryError } from './discovery-failure'
 import { flowStateStore } from './passport/state-store'
+import { authorizeUrlOf, hasOAuth2Client } from './passport/internals'
 import type { Provider } from '../../infra/config/providers'
 import type { OAuth2Provider, OAuthProvider, OidcProvider, StrategyProvider } from './types'
 import { ConfigurationError } from '../../infra/errors'
@@ -137,16 +138,6 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
   return { provider, ready, discovered, authorizationOrigin: () => origin, awaitDiscovery }
 }
 
-/**
- * The authorization URL a passport-oauth2 strategy redirects to. passport-oauth2 keeps it on its
- * OAuth2 client (`_oauth2._authorizeUrl`), the same field for every strategy built on it; read
- * defensively, so that a strategy built otherwise gives undefined, never an exception.
- */
-function authorizeUrlOf(strategy: OAuth2Strategy): unknown {
-  const client = (strategy as unknown as { _oauth2?: { _authorizeUrl?: unknown } })._oauth2
-  return typeof client === 'object' && client !== null ? client._authorizeUrl : undefined
-}
-
 function originOf(url: unknown): string | undefined {
   if (typeof url !== 'string') return undefined
   const parsed = parseHttpUrl(url)
@@ -203,8 +194,7 @@ function construct(provider: StrategyProvider): OAuth2Strategy {
   } catch (error) {
     throw new ConfigurationError(`\`${option}.options\` were refused by the strategy: ${errorText(error)}`)
   }
-  const client = (strategy as { _oauth2?: { _executeRequest?: unknown } })._oauth2
-  if (typeof client?._executeRequest !== 'function')
+  if (!hasOAuth2Client(strategy))
     throw new ConfigurationError(
       `\`${option}.strategy\` is not built on passport-oauth2 (its instances have no passport-oauth2 client, \`_oauth2\`): the package signs in with OAuth 2 and OpenID Connect strategies built on passport-oauth2, and with e-mail links`,
     )

@@ -1,5 +1,6 @@
 import OAuth2Strategy, { InternalOAuthError } from 'passport-oauth2'
 import { isRecord } from '../../infra/util/object'
+import { oauth2ClientOf } from './passport/internals'
 
 /**
  * passport-oauth2 with a userinfo endpoint: the strategy for oauth2() and oidc() providers. The
@@ -15,12 +16,12 @@ export class UserinfoStrategy extends OAuth2Strategy {
     super(options, verify)
     this.userinfoUrl = options.userinfoURL
     // Send the access token in the Authorization header, never in the userinfo URL.
-    this._oauth2.useAuthorizationHeaderforGET(true)
+    oauth2ClientOf(this).useAuthorizationHeaderforGET(true)
   }
 
   override userProfile(accessToken: string, done: (error: unknown, profile?: unknown) => void): void {
     if (!this.userinfoUrl) return done(null, {})
-    this._oauth2.get(this.userinfoUrl, accessToken, (error, body) => {
+    oauth2ClientOf(this).get(this.userinfoUrl, accessToken, (error, body) => {
       if (error) return done(new InternalOAuthError('the userinfo request failed', error))
       try {
         const profile: unknown = JSON.parse(String(body))
