@@ -21,13 +21,13 @@ export function readCookies(req: Request): Record<string, unknown> {
 
 /**
  * One cookie of a request as the code that reads and writes it sees it: the request's parsed
- * cookies, the cookie's definition, and the response that sets it (`undefined` where the cookie is
- * only read: `getSession(req)` in the host app). The session cookie and the flow cookies both.
+ * cookies, the cookie's definition, and the response that sets it. The flow cookies; the session
+ * token has a transport of its own (lib/core/session/cookie-transport.ts).
  */
-export interface CookieIo<Res extends Response | undefined = Response> {
+export interface CookieIo {
   readonly cookies: Record<string, unknown>
   readonly def: CookieDef
-  readonly res: Res
+  readonly res: Response
 }
 
 export function setCookie(res: Response, def: CookieDef, value: string, maxAgeSeconds?: number, name = def.name): void {
