@@ -7,7 +7,6 @@ import { toRecordView } from './session/record'
 import { clientSession } from './session/shape'
 
 export type { AuthLocals, RequireAuthOptions, SignedInLocals } from './require-auth'
-export { createCsrfHelpers } from './csrf-helpers'
 
 /** The core's helpers for the host app, carried by the router `auth()` returns (the features add theirs: lib/features.ts). */
 export interface CoreHelpers {

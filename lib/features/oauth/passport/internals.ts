@@ -1,5 +1,5 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http'
-import type { PassportInstance } from '../registry'
+import type { Passport } from 'passport'
 
 // Every read and write of Passport's, passport-oauth2's and node-oauth's internals (their underscore
 // members), in this one file: the rest of lib/ calls these functions and names no internal
@@ -52,7 +52,7 @@ function clientOf(strategy: unknown): unknown {
  * removed, this throws a TypeError and provider tokens can no longer be refreshed (the refresh specs
  * fail).
  */
-export function strategyOf(passport: PassportInstance, name: string): unknown {
+export function strategyOf(passport: InstanceType<typeof Passport>, name: string): unknown {
   return (passport as unknown as { _strategy(name: string): unknown })._strategy(name)
 }
 
