@@ -17,7 +17,7 @@ import { databaseStore } from './core/session/database-store'
 import { createDevices, handleOfToken, type DeviceHelpers } from './core/session/devices'
 import { createSessionManager } from './core/session/manager'
 import { REPLY_CACHE_LIMITS } from './core/session/reply-cache'
-import type { SessionStore } from './core/session/record-store'
+import type { RecordStore } from './core/session/record-store'
 import { guarded } from './infra/store/guarded'
 import { storeHealth } from './infra/store/health'
 import { memoryState } from './infra/store/memory'
@@ -83,12 +83,12 @@ export function auth(options?: AuthOptions): AuthRouter {
   }
   const features = buildFeatures(env)
   // Every end of a session runs the features' session hooks (lib/core/session/lifecycle.ts).
-  const sessions = sessionStore(config, server, features)
-  built.handleOf = handleOfToken(sessions, handles)
+  const records = recordStore(config, server, features)
+  built.handleOf = handleOfToken(records, handles)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
-    sessions: createSessionManager(sessions, config.session, state.revocations, {
+    sessions: createSessionManager(records, config.session, state.revocations, {
       lifecycles: features,
       replies: REPLY_CACHE_LIMITS,
       // The app's code runs on every request: the record is reused, never the answer.
@@ -100,7 +100,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     clientLogLimiter: state.limiter('client-log', CLIENT_LOG_ENTRIES_PER_MINUTE, 60),
     languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
-    endSession: endSessionOf(sessions),
+    endSession: endSessionOf(records),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),
       state: keyRing(config.secrets, 'oauth-state'),
@@ -108,7 +108,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     features,
   })
   built.svc = svc
-  const devices = createDevices(sessions, handles, state.revocations, config.session.maxLifetime)
+  const devices = createDevices(records, handles, state.revocations, config.session.maxLifetime)
   const startup: StartupHelpers = {
     ready: () => Promise.all(features.flatMap((feature) => feature.ready?.() ?? [])).then(() => undefined),
   }
@@ -159,8 +159,8 @@ function userForLogOf(features: readonly Feature[]): UserForLog {
 }
 
 /** Database sessions one by one (back-channel logout by the provider's `sid`); null for cookie sessions. */
-function endSessionOf(store: SessionStore): Services['endSession'] {
-  const listing = store.sessions
+function endSessionOf(records: RecordStore): Services['endSession'] {
+  const listing = records.sessions
   return listing === undefined ? null : (userId, sid) => listing.end(userId, sid)
 }
 
@@ -188,11 +188,16 @@ function serverState(config: ResolvedConfig): {
   return { state, redis, tracked: sessions ? tracked : null }
 }
 
-function sessionStore(
+/**
+ * Where the session layer keeps records (lib/core/session/record-store.ts), as `session.strategy`
+ * says: sealed in the cookie, or a database store over an express-session store (Redis's own,
+ * connect-redis, or the app's `session.store`).
+ */
+function recordStore(
   config: ResolvedConfig,
   { state, redis, tracked }: ReturnType<typeof serverState>,
   lifecycles: readonly SessionLifecycle[],
-): SessionStore {
+): RecordStore {
   const { strategy, store, maxLifetime } = config.session
   if (strategy === 'cookie') return cookieStore(keyRing(config.secrets, 'session'))
   if (store === null && redis) {

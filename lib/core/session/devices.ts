@@ -2,7 +2,7 @@ import type { KeyRing } from '../../infra/crypto/keys'
 import { mac, verifyMac } from '../../infra/crypto/mac'
 import { ConfigurationError } from '../../infra/errors'
 import type { Revocations } from '../../infra/store/types'
-import type { SessionStore } from './record-store'
+import type { RecordStore } from './record-store'
 import { revocableSince } from './record'
 
 /** One of a user's sessions as `listSessions` shows it: nothing in it opens the session. */
@@ -46,25 +46,25 @@ export interface DeviceHelpers {
  * current device in the list (`getSessionRecord(req).handle`). Null for cookie sessions, which are
  * never listed.
  */
-export function handleOfToken(store: SessionStore, ring: KeyRing): (token: string) => string | null {
+export function handleOfToken(records: RecordStore, ring: KeyRing): (token: string) => string | null {
   return (token) => {
-    const sid = store.sessions?.sidOf(token) ?? null
+    const sid = records.sessions?.sidOf(token) ?? null
     return sid === null ? null : mac(ring.current, sid)
   }
 }
 
 export function createDevices(
-  store: SessionStore,
+  records: RecordStore,
   ring: KeyRing,
   revocations: Revocations,
   maxLifetime: number,
 ): DeviceHelpers {
   const listing = () => {
-    if (store.sessions === undefined)
+    if (records.sessions === undefined)
       throw new ConfigurationError(
         "listSessions and revokeSession need session.strategy 'database': cookie sessions cannot be listed or ended one by one; revokeSessions(userId) ends them all",
       )
-    return store.sessions
+    return records.sessions
   }
   const checkUser = (name: string, userId: unknown) => {
     if (typeof userId !== 'string' || userId === '')
