@@ -160,7 +160,7 @@ function userForLogOf(features: readonly Feature[]): UserForLog {
 
 /** Database sessions one by one (back-channel logout by the provider's `sid`); null for cookie sessions. */
 function endSessionOf(records: RecordStore): Services['endSession'] {
-  const listing = records.sessions
+  const listing = records.listing
   return listing === undefined ? null : (userId, sid) => listing.end(userId, sid)
 }
 
@@ -177,15 +177,15 @@ function serverState(config: ResolvedConfig): {
   // Database sessions in Redis's own store are read on every request: kept in memory, current by
   // Redis. Users' revocation times too (every session read checks one), unless revocationDelay is 0.
   const { strategy, store, revocationDelay } = config.session
-  const sessions = strategy === 'database' && store === null
+  const ownStore = strategy === 'database' && store === null
   const prefixes = [
-    ...(sessions ? [redis.key('sess', ''), redis.key('idx', ''), redis.key('tok', '')] : []),
+    ...(ownStore ? [redis.key('sess', ''), redis.key('idx', ''), redis.key('tok', '')] : []),
     ...(revocationDelay > 0 ? [redis.key('rev', '')] : []),
   ]
   const tracked =
     prefixes.length === 0 ? null : client.isCluster ? clusterTracking(redis, prefixes) : redisTracking(redis, prefixes)
-  const state = redisState(redis, config.session, sessions ? tracked : null, revocationDelay > 0 ? tracked : null)
-  return { state, redis, tracked: sessions ? tracked : null }
+  const state = redisState(redis, config.session, ownStore ? tracked : null, revocationDelay > 0 ? tracked : null)
+  return { state, redis, tracked: ownStore ? tracked : null }
 }
 
 /**

@@ -129,11 +129,11 @@ describe('the session lifecycle', () => {
     const { store, signIn, recordOf } = databaseSessions([lifecycle])
     const phone = await signIn('phone')
     const laptop = await signIn('laptop')
-    const sidOf = (cookies: Record<string, string>) => store.sessions!.sidOf(cookies[DEF.name]!)!
-    expect(await store.sessions!.end(USER, sidOf(phone), await recordOf(phone))).toBe(true)
+    const sidOf = (cookies: Record<string, string>) => store.listing!.sidOf(cookies[DEF.name]!)!
+    expect(await store.listing!.end(USER, sidOf(phone), await recordOf(phone))).toBe(true)
     // Without the record: read for the hooks.
-    expect(await store.sessions!.end(USER, sidOf(laptop))).toBe(true)
-    expect(await store.sessions!.end(USER, sidOf(laptop))).toBe(false)
+    expect(await store.listing!.end(USER, sidOf(laptop))).toBe(true)
+    expect(await store.listing!.end(USER, sidOf(laptop))).toBe(false)
     expect(events).toEqual(['ended phone', 'ended laptop'])
   })
 

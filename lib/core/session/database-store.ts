@@ -162,7 +162,7 @@ export function databaseStore(parts: DatabaseStoreParts): RecordStore {
       )
     },
 
-    sessions: databaseListing({ index, devices, get, end, sidOf, hooks: sessionHooks(parts.lifecycles ?? []) }),
+    listing: databaseListing({ index, devices, get, end, sidOf, hooks: sessionHooks(parts.lifecycles ?? []) }),
   })
 }
 

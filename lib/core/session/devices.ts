@@ -48,7 +48,7 @@ export interface DeviceHelpers {
  */
 export function handleOfToken(records: RecordStore, ring: KeyRing): (token: string) => string | null {
   return (token) => {
-    const sid = records.sessions?.sidOf(token) ?? null
+    const sid = records.listing?.sidOf(token) ?? null
     return sid === null ? null : mac(ring.current, sid)
   }
 }
@@ -59,12 +59,13 @@ export function createDevices(
   revocations: Revocations,
   maxLifetime: number,
 ): DeviceHelpers {
-  const listing = () => {
-    if (records.sessions === undefined)
+  /** The store's listing: database sessions only. */
+  const requireListing = () => {
+    if (records.listing === undefined)
       throw new ConfigurationError(
         "listSessions and revokeSession need session.strategy 'database': cookie sessions cannot be listed or ended one by one; revokeSessions(userId) ends them all",
       )
-    return records.sessions
+    return records.listing
   }
   const checkUser = (name: string, userId: unknown) => {
     if (typeof userId !== 'string' || userId === '')
@@ -74,9 +75,9 @@ export function createDevices(
 
   /** The user's valid sessions: listed, and signed in after the user's last revocation. */
   async function valid(userId: string) {
-    const sessions = await listing().list(userId, now(), maxLifetime)
+    const listed = await requireListing().list(userId, now(), maxLifetime)
     const before = await revocations.before(userId)
-    return sessions.filter(({ record }) => revocableSince(record) >= before)
+    return listed.filter(({ record }) => revocableSince(record) >= before)
   }
 
   return Object.freeze({
@@ -100,11 +101,11 @@ export function createDevices(
 
     async revokeSession(userId: string, handle: string) {
       checkUser('revokeSession', userId)
-      const sessions = listing()
+      const listing = requireListing()
       // A handle is the client's to send: anything but one of ours names no session.
       if (typeof handle !== 'string' || handle.length !== 43) return false
-      const found = (await sessions.list(userId, now(), maxLifetime)).find(({ sid }) => verifyMac(ring, handle, sid))
-      return found === undefined ? false : sessions.end(userId, found.sid, found.record)
+      const found = (await listing.list(userId, now(), maxLifetime)).find(({ sid }) => verifyMac(ring, handle, sid))
+      return found === undefined ? false : listing.end(userId, found.sid, found.record)
     },
   })
 }

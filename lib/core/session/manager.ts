@@ -120,7 +120,7 @@ async function writeSession(
   transport.assertFits(token)
   if (stored) {
     try {
-      await stored(records.sessions?.sidOf(token) ?? null)
+      await stored(records.listing?.sidOf(token) ?? null)
     } catch (error) {
       await records
         .remove(token, record)
@@ -183,7 +183,7 @@ async function endOthers(parts: Parts, transport: SessionTransport, record: Sess
   const { records, revocations, hooks } = parts
   const token = transport.token()
   // Database sessions: this one is kept by its token (one that opened, so never null here).
-  if (records.sessions !== undefined) {
+  if (records.listing !== undefined) {
     if (token === null) return
     await records.removeAll(record.userId, nowSeconds(), token)
     return hooks.userSessionsEnded(record.userId, record)

@@ -48,8 +48,8 @@ export interface RecordStore {
    * but the one of the token `keep`, when given.
    */
   removeAll(userId: string, nowSeconds: number, keep?: string): Promise<void>
-  /** A user's sessions one by one (the database store only: cookie sessions are nowhere to be found). */
-  readonly sessions?: SessionListing
+  /** The store's listing: a user's sessions one by one (the database store only; cookie sessions are nowhere). */
+  readonly listing?: SessionListing
 }
 
 /** One listed session: its id in the store, its record and where it signed in from (null: not known). */
@@ -59,6 +59,7 @@ export interface ListedSession {
   readonly device: DeviceInfo | null
 }
 
+/** A record store's sessions one user at a time (`RecordStore.listing`: `listSessions`, `revokeSession`). */
 export interface SessionListing {
   /** The user's listed, valid sessions (at most MAX_SESSIONS_PER_USER). */
   list(userId: string, nowSeconds: number, maxLifetime: number): Promise<ListedSession[]>
