@@ -65,7 +65,8 @@ export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
 
 /**
  * Revocations that can tell a user's revocation time from memory, when they know it without I/O
- * (lib/store: always in memory; with Redis, within the revocation delay). A hit of the reply cache
+ * (lib/infra/store/memory.ts: always; Redis's, lib/infra/store/redis-state.ts: while tracking vouches
+ * for it, else within the revocation delay). A hit of the reply cache
  * needs it; without it every request opens its token.
  */
 export type SessionRevocations = Revocations & { peek?(userId: string): number | undefined }

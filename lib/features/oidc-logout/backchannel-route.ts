@@ -7,7 +7,7 @@ import { endProviderSession } from './backchannel'
 import type { LogoutRuntime } from './runtime'
 
 /**
- * A form body with one logout token (at most 16 KB, what crypto/jws.ts decodes) and its field name.
+ * A form body with one logout token (at most 16 KB, what lib/infra/crypto/jws.ts decodes) and its field name.
  * The route's policy leaves the body to this handler (./index.ts).
  */
 export const BACKCHANNEL_BODY_LIMIT = 16 * 1024 + 64

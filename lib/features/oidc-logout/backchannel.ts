@@ -98,7 +98,7 @@ interface EndedSessions {
 }
 
 /**
- * A logout token posted to this provider's route: validated (providers/oauth/logout-token.ts), the
+ * A logout token posted to this provider's route: validated (./logout-token.ts), the
  * sessions its sid (else the users its sub) signed in end, and only then are they forgotten and its
  * `jti` spent: a store that fails part-way leaves both, so the provider's retry of the same token
  * ends what is left (ending twice is harmless), and once it succeeded the token is a replay.
