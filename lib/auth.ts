@@ -175,7 +175,8 @@ function serverState(config: ResolvedConfig): {
   warnWithoutErrorListener(client, config.log)
   const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'))
   // Database sessions in Redis's own store are read on every request: kept in memory, current by
-  // Redis. Users' revocation times too (every session read checks one), unless revocationDelay is 0.
+  // Redis, with their users' indexes and their provider tokens (lib/features/provider-tokens/). Users'
+  // revocation times too (every session read checks one), unless revocationDelay is 0.
   const { strategy, store, revocationDelay } = config.session
   const ownStore = strategy === 'database' && store === null
   const prefixes = [

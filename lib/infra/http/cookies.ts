@@ -21,8 +21,9 @@ export function readCookies(req: Request): Record<string, unknown> {
 
 /**
  * One cookie of a request as the code that reads and writes it sees it: the request's parsed
- * cookies, the cookie's definition, and the response that sets it (`undefined` where the cookie is
- * only read: `getSession(req)` in the host app). The session cookie and the flow cookies both.
+ * cookies, the cookie's definition, and the response that sets it. The flow cookies
+ * (lib/core/sign-in/flow.ts); the session cookie has its transport instead
+ * (lib/core/session/cookie-transport.ts).
  */
 export interface CookieIo<Res extends Response | undefined = Response> {
   readonly cookies: Record<string, unknown>
