@@ -7,7 +7,6 @@ import { decodeBase64url } from './base64url'
  * Web Key Set. Only asymmetric algorithms are accepted: `none` and HMAC algorithms (which would let
  * a client secret or a public key act as the signing key) are refused outright.
  */
-
 interface Algorithm {
   readonly hash: string | null
   readonly kty: string
