@@ -18,7 +18,7 @@ import { databaseStore } from './core/session/database-store'
 import { createDevices, handleOfToken, type DeviceHelpers } from './core/session/devices'
 import { createSessionManager } from './core/session/manager'
 import { REPLY_CACHE_LIMITS } from './core/session/reply-cache'
-import type { SessionStore } from './core/session/record-store'
+import type { RecordStore } from './core/session/record-store'
 import { guarded } from './infra/store/guarded'
 import { storeHealth } from './infra/store/health'
 import { memoryState } from './infra/store/memory'
@@ -84,12 +84,12 @@ export function auth(options?: AuthOptions): AuthRouter {
   }
   const features = buildFeatures(env)
   // Every end of a session runs the features' session hooks (lib/core/session/lifecycle.ts).
-  const sessions = sessionStore(config, server, features)
-  built.handleOf = handleOfToken(sessions, handles)
+  const records = recordStore(config, server, features)
+  built.handleOf = handleOfToken(records, handles)
   const svc: Services = Object.freeze({
     config,
     csrf: createCsrf(keyRing(config.secrets, 'csrf')),
-    sessions: createSessionManager(sessions, config.session, state.revocations, {
+    sessions: createSessionManager(records, config.session, state.revocations, {
       lifecycles: features,
       replies: REPLY_CACHE_LIMITS,
       // The app's code runs on every request: the record is reused, never the answer.
@@ -101,7 +101,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     clientLogLimiter: state.limiter('client-log', CLIENT_LOG_ENTRIES_PER_MINUTE, 60),
     languages: config.languages,
     requestLimiter: state.limiter('requests', config.requestRateLimit.limit, config.requestRateLimit.windowSeconds),
-    endSession: endSessionOf(sessions),
+    endSession: endSessionOf(records),
     flowKeys: Object.freeze({
       seal: keyRing(config.secrets, 'oauth-flow'),
       state: keyRing(config.secrets, 'oauth-state'),
@@ -109,7 +109,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     features,
   })
   built.svc = svc
-  const devices = createDevices(sessions, handles, state.revocations, config.session.maxLifetime)
+  const devices = createDevices(records, handles, state.revocations, config.session.maxLifetime)
   const startup: StartupHelpers = {
     ready: () => Promise.all(features.flatMap((feature) => feature.ready?.() ?? [])).then(() => undefined),
   }
@@ -160,8 +160,8 @@ function userForLogOf(features: readonly Feature[]): UserForLog {
 }
 
 /** Database sessions one by one (back-channel logout by the provider's `sid`); null for cookie sessions. */
-function endSessionOf(store: SessionStore): Services['endSession'] {
-  const listing = store.sessions
+function endSessionOf(records: RecordStore): Services['endSession'] {
+  const listing = records.listing
   return listing === undefined ? null : (userId, sid) => listing.end(userId, sid)
 }
 
@@ -176,24 +176,30 @@ function serverState(config: ResolvedConfig): {
   warnWithoutErrorListener(client, config.log)
   const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'))
   // Database sessions in Redis's own store are read on every request: kept in memory, current by
-  // Redis. Users' revocation times too (every session read checks one), unless revocationDelay is 0.
+  // Redis, with their users' indexes and their provider tokens (lib/features/provider-tokens/). Users'
+  // revocation times too (every session read checks one), unless revocationDelay is 0.
   const { strategy, store, revocationDelay } = config.session
-  const sessions = strategy === 'database' && store === null
+  const ownStore = strategy === 'database' && store === null
   const prefixes = [
-    ...(sessions ? [redis.key('sess', ''), redis.key('idx', ''), redis.key('tok', '')] : []),
+    ...(ownStore ? [redis.key('sess', ''), redis.key('idx', ''), redis.key('tok', '')] : []),
     ...(revocationDelay > 0 ? [redis.key('rev', '')] : []),
   ]
   const tracked =
     prefixes.length === 0 ? null : client.isCluster ? clusterTracking(redis, prefixes) : redisTracking(redis, prefixes)
-  const state = redisState(redis, config.session, sessions ? tracked : null, revocationDelay > 0 ? tracked : null)
-  return { state, redis, tracked: sessions ? tracked : null }
+  const state = redisState(redis, config.session, ownStore ? tracked : null, revocationDelay > 0 ? tracked : null)
+  return { state, redis, tracked: ownStore ? tracked : null }
 }
 
-function sessionStore(
+/**
+ * Where the session layer keeps records (lib/core/session/record-store.ts), as `session.strategy`
+ * says: sealed in the cookie, or a database store over an express-session store (Redis's own,
+ * connect-redis, or the app's `session.store`).
+ */
+function recordStore(
   config: ResolvedConfig,
   { state, redis, tracked }: ReturnType<typeof serverState>,
   lifecycles: readonly SessionLifecycle[],
-): SessionStore {
+): RecordStore {
   const { strategy, store, maxLifetime } = config.session
   if (strategy === 'cookie') return cookieStore(keyRing(config.secrets, 'session'))
   if (store === null && redis) {

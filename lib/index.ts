@@ -17,6 +17,7 @@ export type { PasskeyHelpers, PasskeyInfo } from './features/passkey/manage'
 export type { StartupHelpers } from './auth'
 export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './features/passkey/store'
 export type { VerificationRecord, VerificationStore } from './features/email/store'
+// redisSessionStore() returns an express-session store (connect-redis over ioredis), what `session.store` takes.
 export { redisSessionStore, type RedisSessionStoreOptions } from './infra/store/connect-redis'
 export type { RedisClient } from './infra/store/redis'
 export type { ExpressSessionStore } from './infra/store/express-session-store'

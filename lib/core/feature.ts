@@ -31,7 +31,8 @@ export interface Feature extends SessionLifecycle {
   /** Runs for the sign-ins of its providers only (`for`); a feature with nothing to do there has none. */
   readonly signIn?: SignInHooks
   // sessionEnded, userSessionsEnded, sessionRenewed (./session/lifecycle.ts): what the feature keeps
-  // beside a session (provider tokens in Redis) ends or moves with it; the core runs them for every end.
+  // beside a session (provider tokens in Redis) ends or moves with it; the core runs them for every
+  // end and renewal it makes (an expiry runs nothing).
   /** After our sign-out: where the browser goes next instead of the callbackUrl (a provider's own sign-out), or null. */
   readonly afterSignOut?: (ctx: Context, record: SessionRecord | null, target: string) => Promise<string | null>
   /**

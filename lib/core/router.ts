@@ -158,7 +158,7 @@ function counted(ctx: Context, limit: 'all' | 'flow', method: string): boolean {
   return Object.keys(ctx.cookies).some((name) => name.startsWith(prefix))
 }
 
-/** Counts one sign-in request for this client IP; beyond the limit, 429 with Retry-After. */
+/** Counts one request of a limited route (`requestRateLimit`) for this client IP; beyond it, 429 with Retry-After. */
 async function countRequest(ctx: Context): Promise<void> {
   const wait = await ctx.svc.requestLimiter.consume(clientKey(ctx.req.ip))
   if (wait === null) return

@@ -25,7 +25,7 @@ export interface Services {
   readonly clientLogLimiter: Limiter
   /** The pages' and the mail's texts, per request. */
   readonly languages: Languages
-  /** Counts sign-in requests (`POST /signin/*`, `/callback/*`) per client IP. */
+  /** Counts requests of the routes whose policy says `rateLimit` (sign-ins, callbacks, passkey options) per IP. */
   readonly requestLimiter: Limiter
   /**
    * Ends one database session by the store's id of it, on every instance, as `revokeSession` does

@@ -40,7 +40,7 @@ function scriptedStore(answer: (callback: (error: unknown, value?: unknown) => v
 
 const token = () => randomBytes(32).toString('base64url')
 
-describe('the database session store', () => {
+describe('the database record store', () => {
   it('deletes a written record again when it cannot be listed in the user index, and refuses the session', async () => {
     const store = new session.MemoryStore()
     const index: SessionIndex = {
@@ -76,7 +76,7 @@ describe('the database session store', () => {
   })
 })
 
-describe('the database session store over a shared index', () => {
+describe('the database record store over a shared index', () => {
   /** The store as auth() builds it with Redis: every session must be listed to be valid. */
   function indexedStore() {
     const store = new session.MemoryStore()
@@ -113,7 +113,7 @@ describe('the database session store over a shared index', () => {
   })
 })
 
-describe("the database session store over an app's own store, without a shared index", () => {
+describe("the database record store over an app's own store, without a shared index", () => {
   /** The store as auth() builds it with `session.store` and no `redis`: one per instance, over one store. */
   function instanceOver(store: session.MemoryStore) {
     return databaseStore({

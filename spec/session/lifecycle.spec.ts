@@ -6,7 +6,7 @@ import { CookieTransport } from '../../lib/core/session/cookie-transport'
 import { databaseStore } from '../../lib/core/session/database-store'
 import type { SessionLifecycle } from '../../lib/core/session/lifecycle'
 import { createSessionManager } from '../../lib/core/session/manager'
-import type { SessionStore } from '../../lib/core/session/record-store'
+import type { RecordStore } from '../../lib/core/session/record-store'
 import { memoryState } from '../../lib/infra/store/memory'
 import { clockAt, setClock } from '../support/clock'
 import { setCookies } from '../support/cookies'
@@ -35,7 +35,7 @@ function recorder() {
 }
 
 /** The manager over `store`, and browsers: a sign-in gives the cookies it would keep. */
-function sessionsOver(store: SessionStore, lifecycles: readonly SessionLifecycle[]) {
+function sessionsOver(store: RecordStore, lifecycles: readonly SessionLifecycle[]) {
   const sessions = createSessionManager(store, TIMING, memoryState(DAY).revocations, { lifecycles })
   const browser = (cookies: Record<string, string> = {}) => new CookieTransport(cookies, DEF, fakeResponse().res)
   async function signIn(device: string, cookies: Record<string, string> = {}) {
@@ -129,11 +129,11 @@ describe('the session lifecycle', () => {
     const { store, signIn, recordOf } = databaseSessions([lifecycle])
     const phone = await signIn('phone')
     const laptop = await signIn('laptop')
-    const sidOf = (cookies: Record<string, string>) => store.sessions!.sidOf(cookies[DEF.name]!)!
-    expect(await store.sessions!.end(USER, sidOf(phone), await recordOf(phone))).toBe(true)
+    const sidOf = (cookies: Record<string, string>) => store.listing!.sidOf(cookies[DEF.name]!)!
+    expect(await store.listing!.end(USER, sidOf(phone), await recordOf(phone))).toBe(true)
     // Without the record: read for the hooks.
-    expect(await store.sessions!.end(USER, sidOf(laptop))).toBe(true)
-    expect(await store.sessions!.end(USER, sidOf(laptop))).toBe(false)
+    expect(await store.listing!.end(USER, sidOf(laptop))).toBe(true)
+    expect(await store.listing!.end(USER, sidOf(laptop))).toBe(false)
     expect(events).toEqual(['ended phone', 'ended laptop'])
   })
 

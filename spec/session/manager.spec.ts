@@ -3,7 +3,7 @@ import type { CookieDef } from '../../lib/infra/config/cookies'
 import { cookieStore } from '../../lib/core/session/cookie-store'
 import { CookieTransport } from '../../lib/core/session/cookie-transport'
 import { createSessionManager, type SessionTiming } from '../../lib/core/session/manager'
-import type { SessionStore } from '../../lib/core/session/record-store'
+import type { RecordStore } from '../../lib/core/session/record-store'
 import type { Revocations } from '../../lib/infra/store/types'
 import { clockAt, setClock } from '../support/clock'
 import { expectCookie, setCookies } from '../support/cookies'
@@ -42,7 +42,7 @@ function spyStore() {
     write: jest.fn(store.write.bind(store)),
     remove: jest.fn(store.remove.bind(store)),
     removeAll: jest.fn(store.removeAll.bind(store)),
-  } satisfies SessionStore
+  } satisfies RecordStore
 }
 
 /** A request carrying `cookies`, and what its response was sent (read with the Set-Cookie helpers). */
@@ -242,7 +242,7 @@ describe('the session manager', () => {
     })
 
     it('writes a token of up to 3 cookies of 3800 characters, and refuses a longer one with what to do', async () => {
-      const storeOf = (length: number): SessionStore => ({
+      const storeOf = (length: number): RecordStore => ({
         read: async () => null,
         write: async () => 't'.repeat(length),
         remove: async () => {},

@@ -6,7 +6,7 @@ import { CookieTransport } from '../../lib/core/session/cookie-transport'
 import { databaseStore, type CachedRecords } from '../../lib/core/session/database-store'
 import { createSessionManager, type SessionRevocations, type SessionTiming } from '../../lib/core/session/manager'
 import { REPLY_CACHE_LIMITS, replyCache } from '../../lib/core/session/reply-cache'
-import type { SessionStore } from '../../lib/core/session/record-store'
+import type { RecordStore } from '../../lib/core/session/record-store'
 import type { SessionTransport } from '../../lib/core/session/transport'
 import { callStore, type ExpressSessionStore } from '../../lib/infra/store/express-session-store'
 import { memoryState } from '../../lib/infra/store/memory'
@@ -145,7 +145,7 @@ describe('the session manager with replies reused', () => {
     revoke: async () => undefined,
   }
 
-  function spied(store: SessionStore) {
+  function spied(store: RecordStore) {
     const read = jest.fn(store.read.bind(store))
     return { store: { ...store, read }, read }
   }
@@ -206,7 +206,7 @@ describe('the session manager with replies reused', () => {
     ],
   ])('never remembers when %s', async (_label, options, revs, checked) => {
     const store = cookieStore(RING)
-    const unchecked: SessionStore = {
+    const unchecked: RecordStore = {
       ...store,
       read: async (...args) => {
         const opened = await store.read(...args)
@@ -277,7 +277,7 @@ describe('the reply cache behind a store that copies its records', () => {
     })
     // A store in between (a feature's wrapper, say) that hands the manager a copy of each record.
     const reads = jest.fn()
-    const copying: SessionStore = {
+    const copying: RecordStore = {
       ...inner,
       read: async (...args) => {
         reads()

@@ -13,7 +13,7 @@ import { stylesheet } from './stylesheet'
 
 /**
  * The core's own routes, relative to the base path; the features add theirs (lib/core/feature.ts),
- * and `signin/:provider` and `callback/:provider` are each provider's feature's (lib/core/router.ts).
+ * and `signin/:provider` and `callback/:provider` are each provider's feature's (../route-table.ts).
  */
 export const CORE_ROUTES: Readonly<Record<string, Route>> = Object.freeze({
   csrf: { GET: csrfTokenJson },

@@ -1,6 +1,6 @@
 import { open, seal } from '../../infra/crypto/jwe'
 import type { KeyRing } from '../../infra/crypto/keys'
-import type { OpenedRecord, SessionStore } from './record-store'
+import type { OpenedRecord, RecordStore } from './record-store'
 import { fromClaims, toClaims } from './record'
 
 /**
@@ -8,14 +8,14 @@ import { fromClaims, toClaims } from './record'
  * There is nothing to remove on the server: sign-out clears the cookie, and signing a user out
  * everywhere records a revocation time that the manager checks every session against.
  */
-export function cookieStore(ring: KeyRing): SessionStore {
+export function cookieStore(ring: KeyRing): RecordStore {
   return Object.freeze({
     async read(token: string, nowSeconds: number, maxLifetime: number): Promise<OpenedRecord | null> {
       const record = fromClaims(open(ring, token), nowSeconds, maxLifetime)
       // One token always opens to the same record: what was found about it holds while it lives.
       return record && { record, reuse: 'always' }
     },
-    async write(record: Parameters<SessionStore['write']>[0]) {
+    async write(record: Parameters<RecordStore['write']>[0]) {
       return seal(ring.current, toClaims(record))
     },
     async remove() {},

@@ -9,7 +9,7 @@ import { fromClaims, toClaims } from './record'
 import { databaseListing, deviceEntries } from './database-listing'
 import type { DeviceInfo } from './device-info'
 import { sessionHooks, type SessionLifecycle } from './lifecycle'
-import type { OpenedRecord, SessionStore } from './record-store'
+import type { OpenedRecord, RecordStore } from './record-store'
 import { listedInStore, storeCookie } from './store-listing'
 
 /** 32 random bytes, base64url as issued: anything else in the cookie is refused before the store is asked. */
@@ -63,7 +63,7 @@ export interface CachedRecords {
  * before it deletes the record: a renewal or an update that read the session before its end and
  * writes it after brings back a record nobody can use, which the next read or the writer deletes.
  */
-export function databaseStore(parts: DatabaseStoreParts): SessionStore {
+export function databaseStore(parts: DatabaseStoreParts): RecordStore {
   const { store, indexed, call, maxLifetime, cached } = parts
   const index = indexed ? parts.index : listedInStore(store, parts.index, call)
   const get = (sid: string) => cached?.get(sid) ?? call(() => callStore<unknown>((done) => store.get(sid, done)))
@@ -162,7 +162,7 @@ export function databaseStore(parts: DatabaseStoreParts): SessionStore {
       )
     },
 
-    sessions: databaseListing({ index, devices, get, end, sidOf, hooks: sessionHooks(parts.lifecycles ?? []) }),
+    listing: databaseListing({ index, devices, get, end, sidOf, hooks: sessionHooks(parts.lifecycles ?? []) }),
   })
 }
 

@@ -2,7 +2,7 @@ import type { KeyRing } from '../../infra/crypto/keys'
 import { mac, verifyMac } from '../../infra/crypto/mac'
 import { ConfigurationError } from '../../infra/errors'
 import type { Revocations } from '../../infra/store/types'
-import type { SessionStore } from './record-store'
+import type { RecordStore } from './record-store'
 import { revocableSince } from './record'
 
 /** One of a user's sessions as `listSessions` shows it: nothing in it opens the session. */
@@ -46,25 +46,26 @@ export interface DeviceHelpers {
  * current device in the list (`getSessionRecord(req).handle`). Null for cookie sessions, which are
  * never listed.
  */
-export function handleOfToken(store: SessionStore, ring: KeyRing): (token: string) => string | null {
+export function handleOfToken(records: RecordStore, ring: KeyRing): (token: string) => string | null {
   return (token) => {
-    const sid = store.sessions?.sidOf(token) ?? null
+    const sid = records.listing?.sidOf(token) ?? null
     return sid === null ? null : mac(ring.current, sid)
   }
 }
 
 export function createDevices(
-  store: SessionStore,
+  records: RecordStore,
   ring: KeyRing,
   revocations: Revocations,
   maxLifetime: number,
 ): DeviceHelpers {
-  const listing = () => {
-    if (store.sessions === undefined)
+  /** The store's listing: database sessions only. */
+  const requireListing = () => {
+    if (records.listing === undefined)
       throw new ConfigurationError(
         "listSessions and revokeSession need session.strategy 'database': cookie sessions cannot be listed or ended one by one; revokeSessions(userId) ends them all",
       )
-    return store.sessions
+    return records.listing
   }
   const checkUser = (name: string, userId: unknown) => {
     if (typeof userId !== 'string' || userId === '')
@@ -74,9 +75,9 @@ export function createDevices(
 
   /** The user's valid sessions: listed, and signed in after the user's last revocation. */
   async function valid(userId: string) {
-    const sessions = await listing().list(userId, now(), maxLifetime)
+    const listed = await requireListing().list(userId, now(), maxLifetime)
     const before = await revocations.before(userId)
-    return sessions.filter(({ record }) => revocableSince(record) >= before)
+    return listed.filter(({ record }) => revocableSince(record) >= before)
   }
 
   return Object.freeze({
@@ -100,11 +101,11 @@ export function createDevices(
 
     async revokeSession(userId: string, handle: string) {
       checkUser('revokeSession', userId)
-      const sessions = listing()
+      const listing = requireListing()
       // A handle is the client's to send: anything but one of ours names no session.
       if (typeof handle !== 'string' || handle.length !== 43) return false
-      const found = (await sessions.list(userId, now(), maxLifetime)).find(({ sid }) => verifyMac(ring, handle, sid))
-      return found === undefined ? false : sessions.end(userId, found.sid, found.record)
+      const found = (await listing.list(userId, now(), maxLifetime)).find(({ sid }) => verifyMac(ring, handle, sid))
+      return found === undefined ? false : listing.end(userId, found.sid, found.record)
     },
   })
 }

@@ -4,7 +4,7 @@ import { deviceOf, type DeviceInfo } from './device-info'
 import { sessionHooks, type SessionHooks, type SessionLifecycle } from './lifecycle'
 import { rememberedSessions, type RememberedSessions, type ReuseOptions } from './remembered'
 import { revocableSince } from './record'
-import type { OpenedRecord, SessionStore } from './record-store'
+import type { OpenedRecord, RecordStore } from './record-store'
 import type { SessionTransport } from './transport'
 
 export interface NewSession {
@@ -19,9 +19,10 @@ export interface NewSession {
 }
 
 /**
- * Sessions over a store: reading, creating, rolling renewal and removal, on the session token alone.
- * The token comes and goes through a transport (./transport.ts; the cookie: ./cookie-transport.ts),
- * whatever the store; every end and renewal runs the features' lifecycle hooks (./lifecycle.ts).
+ * Sessions over a record store (./record-store.ts): reading, creating, rolling renewal and removal,
+ * on the session token alone. The token comes and goes through a transport (./transport.ts; the
+ * cookie: ./cookie-transport.ts), whatever the store; every end and renewal runs the features'
+ * lifecycle hooks (./lifecycle.ts).
  */
 export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
   /** Whether the request carries a session token at all (no crypto, no I/O). */
@@ -64,7 +65,8 @@ export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
 
 /**
  * Revocations that can tell a user's revocation time from memory, when they know it without I/O
- * (lib/store: always in memory; with Redis, within the revocation delay). A hit of the reply cache
+ * (lib/infra/store/memory.ts: always; Redis's, lib/infra/store/redis-state.ts: while tracking vouches
+ * for it, else within the revocation delay). A hit of the reply cache
  * needs it; without it every request opens its token.
  */
 export type SessionRevocations = Revocations & { peek?(userId: string): number | undefined }
@@ -85,17 +87,17 @@ const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /** What the manager's steps below share, gathered once by createSessionManager. */
 interface Parts {
-  readonly store: SessionStore
+  readonly records: RecordStore
   readonly timing: SessionTiming
   readonly revocations: SessionRevocations
   readonly hooks: SessionHooks
 }
 
 /** The valid record of the transport's token, with how long it may be reused, or null. */
-async function openSession({ store, timing, revocations }: Parts, transport: SessionTransport) {
+async function openSession({ records, timing, revocations }: Parts, transport: SessionTransport) {
   const token = transport.token()
   if (token === null) return null
-  const opened = await store.read(token, nowSeconds(), timing.maxLifetime)
+  const opened = await records.read(token, nowSeconds(), timing.maxLifetime)
   if (opened === null) return null
   // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
   return revocableSince(opened.record) >= (await revocations.before(opened.record.userId)) ? opened : null
@@ -106,7 +108,7 @@ async function openSession({ store, timing, revocations }: Parts, transport: Ses
  * kept under (a renewal, an update), null for a new session. `device`: where a sign-in comes from.
  */
 async function writeSession(
-  { store, hooks }: Parts,
+  { records, hooks }: Parts,
   transport: SessionTransport,
   record: SessionRecord,
   previous: string | null,
@@ -114,14 +116,14 @@ async function writeSession(
   stored?: (sid: string | null) => Promise<void>,
 ): Promise<void> {
   // Only a sign-in says where it comes from: renewals and updates never rewrite it.
-  const token = await (device === null ? store.write(record, previous) : store.write(record, previous, device))
+  const token = await (device === null ? records.write(record, previous) : records.write(record, previous, device))
   if (previous !== null) await hooks.sessionRenewed(record)
   transport.assertFits(token)
   if (stored) {
     try {
-      await stored(store.sessions?.sidOf(token) ?? null)
+      await stored(records.listing?.sidOf(token) ?? null)
     } catch (error) {
-      await store
+      await records
         .remove(token, record)
         .then(() => hooks.sessionEnded(record))
         .catch(() => undefined)
@@ -152,16 +154,16 @@ async function startSession(
  * when only the token is known (a new sign-in ending the client's old session, a session that did
  * not open): then read first, and only when a hook wants it.
  */
-async function endSession({ store, hooks }: Parts, token: string, record: SessionRecord | null): Promise<void> {
+async function endSession({ records, hooks }: Parts, token: string, record: SessionRecord | null): Promise<void> {
   const held =
     record ??
     (hooks.endsSessions
-      ? await store.read(token, nowSeconds(), Infinity).then(
+      ? await records.read(token, nowSeconds(), Infinity).then(
           (opened) => opened?.record ?? null,
           () => null,
         )
       : null)
-  await store.remove(token, record)
+  await records.remove(token, record)
   if (held !== null) await hooks.sessionEnded(held)
 }
 
@@ -179,29 +181,29 @@ async function reissued({ timing, revocations }: Parts, record: SessionRecord): 
 
 /** See `SessionManager.revokeOthers`. */
 async function endOthers(parts: Parts, transport: SessionTransport, record: SessionRecord): Promise<void> {
-  const { store, revocations, hooks } = parts
+  const { records, revocations, hooks } = parts
   const token = transport.token()
   // Database sessions: this one is kept by its token (one that opened, so never null here).
-  if (store.sessions !== undefined) {
+  if (records.listing !== undefined) {
     if (token === null) return
-    await store.removeAll(record.userId, nowSeconds(), token)
+    await records.removeAll(record.userId, nowSeconds(), token)
     return hooks.userSessionsEnded(record.userId, record)
   }
   // Cookie sessions: all of them are revoked, this client gets a new one for the same sign-in. What
   // features keep beside it stays: it is the kept session, and its re-issue is no end of it.
   await revocations.revoke(record.userId)
-  await store.removeAll(record.userId, nowSeconds(), token ?? undefined)
+  await records.removeAll(record.userId, nowSeconds(), token ?? undefined)
   await hooks.userSessionsEnded(record.userId, token === null ? null : record)
   await writeSession(parts, transport, await reissued(parts, record), null, null)
 }
 
 export function createSessionManager(
-  store: SessionStore,
+  records: RecordStore,
   timing: SessionTiming,
   revocations: SessionRevocations,
   options: ManagerOptions = {},
 ): SessionManager {
-  const parts: Parts = { store, timing, revocations, hooks: sessionHooks(options.lifecycles ?? []) }
+  const parts: Parts = { records, timing, revocations, hooks: sessionHooks(options.lifecycles ?? []) }
   const remembered = rememberedSessions(timing, revocations, options)
   const open = (transport: SessionTransport) => openSession(parts, transport)
 
@@ -252,7 +254,7 @@ export function createSessionManager(
     async revokeAll(userId: string) {
       // The time first: a renewal racing the deletion below cannot bring a session back.
       await revocations.revoke(userId)
-      await store.removeAll(userId, nowSeconds())
+      await records.removeAll(userId, nowSeconds())
       await parts.hooks.userSessionsEnded(userId, null)
     },
 

@@ -21,18 +21,23 @@ export interface OpenedRecord {
 }
 
 /**
- * Where sessions live. The manager owns the token's transport (the cookie); a store only turns the
- * token into a record and back. The cookie store's token is the sealed record itself; the database
- * store's token is an opaque random value whose hash is the key.
+ * Where the session layer keeps records: a record store turns a session token into its record and
+ * back, nothing more. The manager (./manager.ts) reaches the client through a transport
+ * (./transport.ts) and runs the features' lifecycle (./lifecycle.ts); the store knows neither. The
+ * cookie store's token is the sealed record itself (./cookie-store.ts); the database store's is an
+ * opaque random value whose hash keys the record in an express-session store (./database-store.ts).
+ * Not an express-session store (`ExpressSessionStore`, lib/infra/store/express-session-store.ts):
+ * the database store writes to one.
  */
-export interface SessionStore {
+export interface RecordStore {
   /**
    * The record for a token, with how long it may be reused; null for anything invalid, expired (or
    * past `maxLifetime`) or unknown. Never throws for bad input.
    */
   read(token: string, nowSeconds: number, maxLifetime: number): Promise<OpenedRecord | null>
   /**
-   * Stores the record and returns the token for the cookie (`previous` when the store keeps tokens).
+   * Stores the record and returns the token the transport hands the client (`previous` when the store
+   * keeps tokens).
    * `device`: where a new session signed in from (kept beside it by the database store, for listing).
    */
   write(record: SessionRecord, previous: string | null, device?: DeviceInfo | null): Promise<string>
@@ -43,8 +48,8 @@ export interface SessionStore {
    * but the one of the token `keep`, when given.
    */
   removeAll(userId: string, nowSeconds: number, keep?: string): Promise<void>
-  /** A user's sessions one by one (the database store only: cookie sessions are nowhere to be found). */
-  readonly sessions?: SessionListing
+  /** The store's listing: a user's sessions one by one (the database store only; cookie sessions are nowhere). */
+  readonly listing?: SessionListing
 }
 
 /** One listed session: its id in the store, its record and where it signed in from (null: not known). */
@@ -54,6 +59,7 @@ export interface ListedSession {
   readonly device: DeviceInfo | null
 }
 
+/** A record store's sessions one user at a time (`RecordStore.listing`: `listSessions`, `revokeSession`). */
 export interface SessionListing {
   /** The user's listed, valid sessions (at most MAX_SESSIONS_PER_USER). */
   list(userId: string, nowSeconds: number, maxLifetime: number): Promise<ListedSession[]>

@@ -3,17 +3,6 @@ import type { SessionIndex } from '../../infra/store/types'
 import { isRecord } from '../../infra/util/object'
 
 /**
- * Which database sessions are listed, when no shared index says it (an app's own `session.store`
- * and no `redis`): an entry beside each record, in the store itself, so that every instance sharing
- * the store sees the same. Its key is `listed.{sid}`: no session id has a '.', and a store that names
- * files after keys can name this one. Only a sign-in writes that entry, and every end of a session
- * deletes it before the record: a write racing the end (a renewal, an update) can bring the record
- * back, never its listing.
- *
- * The process's own index still finds a user's sessions, for the cap per user and sign-out
- * everywhere: with several instances, only the sessions made on this one (docs/session-stores.md).
- */
-/**
  * The `cookie` of an entry in an express-session store: when it expires, both as `expires` (what
  * express-session's stores and connect-redis read) and as `maxAge` in milliseconds (what others,
  * such as memorystore, read; without it they keep an entry one hour, and a listing gone after an
@@ -24,6 +13,17 @@ export function storeCookie(untilSeconds: number): { expires: string; maxAge: nu
   return { expires: expires.toISOString(), maxAge: Math.max(expires.getTime() - Date.now(), 0) }
 }
 
+/**
+ * Which database sessions are listed, when no shared index says it (an app's own `session.store`
+ * and no `redis`): an entry beside each record, in the store itself, so that every instance sharing
+ * the store sees the same. Its key is `listed.{sid}`: no session id has a '.', and a store that names
+ * files after keys can name this one. Only a sign-in writes that entry, and every end of a session
+ * deletes it before the record: a write racing the end (a renewal, an update) can bring the record
+ * back, never its listing.
+ *
+ * The process's own index still finds a user's sessions, for the cap per user and sign-out
+ * everywhere: with several instances, only the sessions made on this one (docs/session-stores.md).
+ */
 export function listedInStore(
   store: ExpressSessionStore,
   index: SessionIndex,

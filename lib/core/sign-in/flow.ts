@@ -6,10 +6,10 @@ import { COOKIE_BUDGET, cookiesAfter, headerChars } from '../../infra/http/cooki
 import { clearCookie, setCookie, type CookieIo } from '../../infra/http/cookies'
 
 /**
- * One OAuth sign-in in progress, sealed in its own cookie `<flow cookie>.<flow id>` for at most 15
- * minutes. `state` is `<flow id>.<HMAC(CSRF token, provider, flow id, r)>`: it binds the callback
- * to the browser that started the flow (its CSRF cookie) and to the provider, and `r` is a random
- * value only the sealed cookie knows.
+ * One OAuth sign-in, or a provider's sign-out (provider `logout:<id>`, lib/features/oidc-logout/), in
+ * progress, sealed in its own cookie `<flow cookie>.<flow id>` for at most 15 minutes. `state` is
+ * `<flow id>.<HMAC(CSRF token, provider, flow id, r)>`: it binds the callback to the browser that
+ * started the flow (its CSRF cookie) and to the provider; `r` is a random value only the sealed cookie knows.
  */
 export interface Flow {
   /** Set on a checked flow: its id. */

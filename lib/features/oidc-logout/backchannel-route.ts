@@ -7,7 +7,7 @@ import { endProviderSession } from './backchannel'
 import type { LogoutRuntime } from './runtime'
 
 /**
- * A form body with one logout token (at most 16 KB, what crypto/jws.ts decodes) and its field name.
+ * A form body with one logout token (at most 16 KB, what lib/infra/crypto/jws.ts decodes) and its field name.
  * The route's policy leaves the body to this handler (./index.ts).
  */
 export const BACKCHANNEL_BODY_LIMIT = 16 * 1024 + 64
@@ -50,12 +50,12 @@ export async function backchannelLogout(ctx: Context, rt: LogoutRuntime): Promis
   if (!outcome.ok && outcome.retry)
     return refuse('the logout failed; send it again', `the logout failed: ${outcome.reason}`, true)
   if (!outcome.ok) return refuse('the logout token was refused', `the logout token was refused: ${outcome.reason}`)
-  const { userIds, everywhere, ended, sessions } = outcome
+  const { userIds, everywhere, ended, count: total } = outcome
   svc.log(
     'info',
     'backchannel_logout',
-    `provider ${providerId} ended ${sessions === null ? 'every session' : `${sessions} session(s)`} of ${userIds.length} user(s)`,
-    { provider: providerId, users: userIds.length, sessions },
+    `provider ${providerId} ended ${total === null ? 'every session' : `${total} session(s)`} of ${userIds.length} user(s)`,
+    { provider: providerId, users: userIds.length, sessions: total },
   )
   for (const userId of everywhere)
     svc.log('info', 'signout.everywhere', 'signed out of every session by the provider', {
@@ -71,7 +71,7 @@ export async function backchannelLogout(ctx: Context, rt: LogoutRuntime): Promis
   await ctx.emit('backchannelLogout', svc.config.events.backchannelLogout, {
     provider: providerId,
     userIds: [...userIds],
-    sessions,
+    sessions: total,
   })
   sendJson(ctx.res, 200, '{}', true)
 }

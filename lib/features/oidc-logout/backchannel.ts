@@ -13,7 +13,7 @@ import type { LogoutRuntime } from './runtime'
  * `sub` with the user id the sign-in gave (the signIn callback may choose another than
  * `{provider}:{sub}`). A valid logout token later names that sid, and exactly those database
  * sessions end on every instance (unlisted and deleted, as `revokeSession` does); or it names only
- * the sub (or cookie sessions), and every session of those users ends through `sessions.revokeAll`.
+ * the sub (or cookie sessions), and every session of those users ends through `svc.sessions.revokeAll`.
  * So GET /session pays nothing more than it did: a deleted session is gone from the store it reads,
  * and the revocation time it already checks is the one that moves.
  */
@@ -82,8 +82,9 @@ export async function rememberProviderSession(
 }
 
 /**
- * `userIds`: the users some or all of whose sessions ended. `sessions`: how many ended, when each
- * was ended on its own; null when some user's every session ended at once (their number is unknown).
+ * `userIds`: the users some or all of whose sessions ended. `count`: how many sessions ended, when
+ * each was ended on its own; null when some user's every session ended at once (their number is
+ * unknown). The event and the log call it `sessions`.
  */
 export type LogoutOutcome = ({ ok: true } & EndedSessions) | { ok: false; reason: string; retry?: true }
 
@@ -93,11 +94,11 @@ interface EndedSessions {
   everywhere: string[]
   /** The other users, and how many of their sessions ended one by one. */
   ended: ReadonlyMap<string, number>
-  sessions: number | null
+  count: number | null
 }
 
 /**
- * A logout token posted to this provider's route: validated (providers/oauth/logout-token.ts), the
+ * A logout token posted to this provider's route: validated (./logout-token.ts), the
  * sessions its sid (else the users its sub) signed in end, and only then are they forgotten and its
  * `jti` spent: a store that fails part-way leaves both, so the provider's retry of the same token
  * ends what is left (ending twice is harmless), and once it succeeded the token is a replay.
@@ -153,11 +154,11 @@ async function endEntries(svc: Services, entries: readonly string[]): Promise<En
     if (entry.kind !== 'session' || everywhere.has(entry.userId) || endSession === null) continue
     if (await endSession(entry.userId, entry.sid)) ended.set(entry.userId, (ended.get(entry.userId) ?? 0) + 1)
   }
-  const sessions = [...ended.values()].reduce((sum, count) => sum + count, 0)
+  const count = [...ended.values()].reduce((sum, one) => sum + one, 0)
   return {
     userIds: [...everywhere, ...ended.keys()],
     everywhere: [...everywhere],
     ended,
-    sessions: everywhere.size > 0 ? null : sessions,
+    count: everywhere.size > 0 ? null : count,
   }
 }

@@ -29,7 +29,7 @@ const nonEmpty = (value: unknown): value is string => typeof value === 'string' 
 
 /**
  * Validates a logout token as §2.6 says: signed by the issuer's keys (asymmetric algorithms only:
- * `none` and HMAC are refused by crypto/jws.ts), then `iss`, `aud` (and `azp`), `iat` within
+ * `none` and HMAC are refused by lib/infra/crypto/jws.ts), then `iss`, `aud` (and `azp`), `iat` within
  * LOGOUT_TOKEN_MAX_AGE and the clock skew, `exp` when present, the back-channel logout event, no
  * `nonce` (so that an ID token is never taken for one), a `sid` or a `sub`, and a `jti`. Whether
  * the jti was seen before is the caller's check (it needs the store). Never throws.

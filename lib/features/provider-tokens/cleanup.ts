@@ -10,8 +10,9 @@ const refOf = (record: SessionRecord | null) => (record?.tokens?.startsWith('r:'
  * lifecycle: lib/core/session/lifecycle.ts). Every end of a session ends its tokens: sign-out, a
  * browser's old session replaced by a new sign-in, `revokeSession` from the device list and a
  * provider's back-channel logout; sign-out everywhere and the app's `revokeSessions` end every set
- * of the user but the kept session's. A renewal moves their expiry with the session's. Sessions
- * that end unseen (expiry) leave them to their TTL, which is the session's.
+ * of the user, and sign-out of the others (`others=true`) every set but the kept session's. A
+ * renewal moves their expiry with the session's. Sessions that end unseen (expiry, the per-user
+ * cap) leave them to their TTL, which is the session's.
  */
 export function tokenCleanup(vault: TokenVault): SessionLifecycle {
   return Object.freeze({

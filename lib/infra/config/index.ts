@@ -54,7 +54,7 @@ export interface ResolvedConfig {
   readonly bodyTimeout: number
   /** Milliseconds an outgoing request to a provider (discovery, keys, token, userinfo) may take. */
   readonly providerTimeout: number
-  /** Sign-in requests (`POST /signin/*`, `/callback/*`) per client IP and window. */
+  /** Requests of the routes whose policy says `rateLimit` (sign-ins, callbacks, passkey options) per client IP. */
   readonly requestRateLimit: RequestRateLimit
   /** The texts of the pages and the sign-in mail: English, the `languages` merged over it, and how a request picks one. */
   readonly languages: Languages

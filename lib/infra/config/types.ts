@@ -26,7 +26,10 @@ export interface SessionRecord {
   /** `{provider}:{account id}`, `email:{address}`, or the id the app's signIn callback chose. */
   userId: string
   user: SessionUser
-  /** Server-side data the app keeps with the session (for example a provider's tokens). */
+  /**
+   * Server-side data the app keeps with the session: the signIn callback's `data`, then what
+   * `callbacks.update` keeps. A provider's tokens are not kept here, but in `tokens` (`tokens: true`).
+   */
   data?: Record<string, unknown>
   /** Seconds since the epoch: when the user signed in. The session never outlives `maxLifetime` after it. */
   createdAt: number
@@ -98,7 +101,7 @@ export interface Callbacks {
     record: Readonly<SessionRecord>
     newData: unknown
   }) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>
-  /** Called at sign-in (OAuth and e-mail providers). */
+  /** Called at every sign-in, whatever the provider (OAuth, e-mail, passkey), and when an e-mail link is asked for. */
   signIn?: (params: SignInCallbackParams) => SignInResult | Promise<SignInResult>
 }
 
@@ -185,7 +188,7 @@ export interface AuthOptions {
   url?: string
   /** 32 characters or more; an array rotates secrets (the first seals, all open). Else SERVICE_AUTH_SECRET. */
   secret?: string | readonly string[]
-  /** Made by `passportStrategy()`, `oauth2()`, `oidc()` or `email()`. */
+  /** Made by `passportStrategy()`, `oauth2()`, `oidc()`, `email()` or `passkey()` (one at most). */
   providers?: readonly Provider[]
   session?: SessionOptions
   callbacks?: Callbacks
@@ -214,7 +217,9 @@ export interface AuthOptions {
   providerTimeout?: number
   /**
    * An ioredis client (or Cluster client) that the app creates and owns. With it, e-mail tokens, rate
-   * limits, revocations and (strategy 'database') sessions live in Redis, shared by every instance.
+   * limits, revocations, (strategy 'database') sessions, passkeys (unless `passkey({ store })`) and
+   * their challenges, provider tokens (`tokens: true`) and what OpenID Connect logout keeps live in
+   * Redis, shared by every instance.
    */
   redis?: RedisClient
   /** Prepended to every Redis key the package writes. Default 'auth:'. */
@@ -222,9 +227,9 @@ export interface AuthOptions {
   /** Milliseconds any Redis command (or `session.store` call) may take before the request gets a 503. Default 1000. */
   storeTimeout?: number
   /**
-   * Sign-in requests (`POST /signin/*`, `GET`/`POST /callback/*`) each client IP (`req.ip`, as the
-   * app's `trust proxy` gives it) may make per window; beyond it, 429 with Retry-After. Counted in
-   * Redis when `redis` is set. Default 60 per 60 seconds.
+   * Sign-in requests (`POST /signin/*`, `GET`/`POST /callback/*`, a passkey's `GET /webauthn-options/*`)
+   * each client IP (`req.ip`, as the app's `trust proxy` gives it) may make per window; beyond it, 429
+   * with Retry-After. Counted in Redis when `redis` is set. Default 60 per 60 seconds.
    */
   requestRateLimit?: { limit?: number; windowSeconds?: number }
   /**

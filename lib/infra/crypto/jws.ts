@@ -3,9 +3,9 @@ import { parseJsonObject } from '../util/json'
 import { decodeBase64url } from './base64url'
 
 /**
- * Verifies a compact JWS (an OpenID Connect ID token) against a JSON Web Key Set. Only asymmetric
- * algorithms are accepted: `none` and HMAC algorithms (which would let a client secret or a
- * public key act as the signing key) are refused outright.
+ * Verifies a compact JWS (an OpenID Connect ID token, a back-channel logout token) against a JSON
+ * Web Key Set. Only asymmetric algorithms are accepted: `none` and HMAC algorithms (which would let
+ * a client secret or a public key act as the signing key) are refused outright.
  */
 interface Algorithm {
   readonly hash: string | null

@@ -21,8 +21,9 @@ export function readCookies(req: Request): Record<string, unknown> {
 
 /**
  * One cookie of a request as the code that reads and writes it sees it: the request's parsed
- * cookies, the cookie's definition, and the response that sets it. The flow cookies; the session
- * token has a transport of its own (lib/core/session/cookie-transport.ts).
+ * cookies, the cookie's definition, and the response that sets it. The flow cookies
+ * (lib/core/sign-in/flow.ts); the session cookie has its transport instead
+ * (lib/core/session/cookie-transport.ts).
  */
 export interface CookieIo {
   readonly cookies: Record<string, unknown>

@@ -21,10 +21,12 @@ export interface RedisSessionStoreOptions {
 }
 
 /**
- * An express-session compatible store over an ioredis client or Cluster client: connect-redis 8,
- * the last major that accepts ioredis (docs/session-stores.md). Each session is one key whose TTL
- * follows the session's expiry. `auth()` builds one itself for `session.strategy: 'database'` with
- * `redis` set; this export is for apps that want the same store elsewhere.
+ * Returns an express-session store (`ExpressSessionStore`: connect-redis 8's `RedisStore`, the last
+ * major that accepts ioredis; docs/session-stores.md) over an ioredis client or Cluster client:
+ * what `session.store` takes, not one of the package's record stores (lib/core/session/record-store.ts).
+ * Each entry is one key whose TTL follows its `cookie.expires`. `auth()` builds one itself for
+ * `session.strategy: 'database'` with `redis` set, and keeps its records in it; this export is for
+ * apps that want the same store elsewhere.
  */
 export function redisSessionStore(client: RedisClient, options: RedisSessionStoreOptions = {}): ExpressSessionStore {
   if (!isRedisClient(client))

@@ -1,7 +1,9 @@
 /**
  * The part of express-session's `Store` the package uses, so that the ecosystem's stores
- * (connect-redis, connect-pg-simple, connect-mongo, …) work as they are. A session is stored as an
- * object with `cookie.expires`, from which such stores take their expiry.
+ * (connect-redis, connect-pg-simple, connect-mongo, …) work as they are: what `session.store` takes,
+ * and `redisSessionStore()` returns. The database record store (lib/core/session/database-store.ts)
+ * keeps its records in one, each as an object with `cookie.expires`, from which such stores take
+ * their expiry.
  */
 export interface ExpressSessionStore {
   get(sid: string, callback: (error: unknown, session?: unknown) => void): void

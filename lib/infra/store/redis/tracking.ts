@@ -6,14 +6,15 @@ import { liveness, type Liveness } from './liveness'
 export type { TrackedReads } from './held'
 
 /**
- * Reads of a few keys (database sessions and their users' indexes) kept in this process and kept
- * current by Redis itself: server-assisted client-side caching in broadcasting mode. One connection
- * of our own runs `CLIENT TRACKING ON REDIRECT <its own id> BCAST PREFIX <sessions> PREFIX <indexes>`
- * and subscribes to `__redis__:invalidate`: Redis then sends it the name of every key under those
- * prefixes as soon as anyone changes it, before the writer hears back. The reads themselves go over
- * the app's client, as every other command does. Broadcasting keeps nothing per key in Redis, so
- * requests with made-up session tokens cost Redis no memory (the default mode remembers every key
- * each client read, even one that does not exist).
+ * Reads of a few kinds of keys kept in this process and kept current by Redis itself (the prefixes
+ * lib/auth.ts gives: database sessions in Redis's own store, their users' indexes and their provider
+ * tokens; users' revocation times): server-assisted client-side caching in broadcasting mode. One
+ * connection of our own runs `CLIENT TRACKING ON REDIRECT <its own id> BCAST PREFIX <prefix> …`, one
+ * PREFIX each, and subscribes to `__redis__:invalidate`: Redis then sends it the name of every key
+ * under those prefixes as soon as anyone changes it, before the writer hears back. The reads
+ * themselves go over the app's client, as every other command does. Broadcasting keeps nothing per
+ * key in Redis, so requests with made-up session tokens cost Redis no memory (the default mode
+ * remembers every key each client read, even one that does not exist).
  *
  * Nothing is answered from memory unless tracking was confirmed in the connection's current state
  * and a PING has come back on it recently enough (./liveness.ts: 50 ms of waiting, 250 ms in all), nor held longer than 10 s
