@@ -1,5 +1,4 @@
 import type { Context } from '../../core/context'
-import { readChunked } from '../../infra/http/chunked-cookie'
 import { verifyRegistration, type Expected } from './ceremony'
 import { modelOf } from './aaguid'
 import type { PasskeyRuntime } from './runtime'
@@ -57,7 +56,7 @@ export async function addPasskey(
     if (!(await runtime.store.create(passkey(owner)))) return false
     ctx.svc.log('info', 'passkey.added', 'a passkey was added', { ...ctx.svc.userForLog(owner) })
     // The session that added it, when it is one the device list names (a sign-up's comes after it).
-    const token = userId === undefined ? null : readChunked(ctx.cookies, ctx.cookieSet.sessionToken.name)
+    const token = userId === undefined ? null : ctx.sessionCookie().token()
     const added = { userId: owner, passkeyId: result.id, handle: token === null ? null : runtime.sessionHandle(token) }
     await ctx.emit('passkeyAdded', ctx.svc.config.events.passkeyAdded, added)
     return true
