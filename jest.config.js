@@ -1,8 +1,12 @@
 // Every spec runs on Express 5; the route and flow specs run a second time on Express 4, with
 // `express` mapped to the `express4` alias for both the specs and the package under test; the Redis
 // specs run a third time on ioredis 6 (`ioredis` mapped to the `ioredis6` alias).
+const { availableParallelism } = require('node:os')
+
 const common = {
-  preset: 'ts-jest',
+  // Transpiled one file at a time (ts-jest with isolatedModules: TypeScript's own emit, jest.mock
+  // hoisted), not type-checked: `npm test` runs `tsc --noEmit` over lib/, spec/ and examples/ first.
+  transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true } }] },
   testEnvironment: 'node',
   roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],
@@ -10,6 +14,10 @@ const common = {
 
 module.exports = {
   testTimeout: 30000,
+  // Two workers a core (jest's default is one fewer than the cores: a single one on CI's two). Most
+  // spec files spend their time waiting on servers, child processes, Chromium and timers, not on
+  // the CPU; docs/testing.md has the figures.
+  maxWorkers: 2 * availableParallelism(),
   reporters: ['default', '<rootDir>/spec/support/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'express5' },
