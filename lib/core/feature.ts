@@ -96,6 +96,8 @@ export interface ProviderRoutes {
 /** A sign-in as the hooks see it: the user id is decided, the session not yet made. */
 export interface SignInEvent {
   readonly ctx: Context
+  /** The provider's id as the sign-in began: the app's signIn callback cannot change which it is. */
+  readonly providerId: string
   readonly userId: string
   readonly input: SignInInput
 }

@@ -28,22 +28,24 @@ export interface SignInInput extends SignInQuestion {
 export async function completeSignIn(ctx: Context, input: SignInInput): Promise<void> {
   const { svc } = ctx
   const { user, account, profile } = input
-  const hooks = hooksFor(ctx, account.provider)
+  const providerId = account.provider
+  const hooks = hooksFor(ctx, providerId)
   for (const hook of hooks) {
     const refused = hook.admit?.(input) ?? null
     if (refused !== null) {
-      svc.log('warn', 'callback.error', `provider ${account.provider}: ${refused}`)
+      svc.log('warn', 'callback.error', `provider ${providerId}: ${refused}`)
       return ctx.redirectToError('OAuthCallback')
     }
   }
-  const decision = await askSignIn(ctx, { user, account, ...(profile ? { profile } : {}) })
+  // Copies: the app's callback cannot change which provider and user the sign-in goes on with.
+  const decision = await askSignIn(ctx, { user: { ...user }, account: { ...account }, ...(profile ? { profile } : {}) })
   if (decision.kind === 'deny') return ctx.redirectToError(decision.code)
   if (decision.kind === 'redirect')
     return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 
-  const userId = decision.userId ?? input.userId ?? `${account.provider}:${user.id}`
+  const userId = decision.userId ?? input.userId ?? `${providerId}:${user.id}`
   if (input.prepare && !(await input.prepare(userId))) return ctx.redirectToError('CredentialsSignin')
-  const event: SignInEvent = { ctx, userId, input }
+  const event: SignInEvent = { ctx, providerId, userId, input }
   let added = {}
   for (const hook of hooks) added = { ...added, ...(await hook.beforeSession?.(event)) }
   const stored = hooks.filter((hook) => hook.sessionStored !== undefined)

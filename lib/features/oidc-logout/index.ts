@@ -56,13 +56,13 @@ export const oidcLogout: FeatureDefinition = {
       signIn: {
         for: new Set(providers.keys()),
         async beforeSession(event) {
-          const { ctx, userId, input } = event
-          const provider = providers.get(input.account.provider)!
+          const { ctx, userId, providerId } = event
+          const provider = providers.get(providerId)!
           await rememberProviderSubject(ctx.svc, rt, provider.id, idTokenOf(event), userId)
           if (provider.logout === 'provider') await keepLogoutHint(ctx, rt, provider.id, idTokenOf(event))
         },
         sessionStored: (event, sid) =>
-          rememberProviderSession(event.ctx.svc, rt, event.input.account.provider, idTokenOf(event), event.userId, sid),
+          rememberProviderSession(event.ctx.svc, rt, event.providerId, idTokenOf(event), event.userId, sid),
       },
       afterSignOut: (ctx, record, target) => providerLogoutUrl(ctx, rt, record, target),
       formActionOrigins: (ctx, page) => (page === 'signout' ? endSessionOrigins(ctx, registry) : Promise.resolve([])),
