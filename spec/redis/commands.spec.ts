@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
 import { Browser } from '../support/browser'
-import { ownRedis, untilReady, type OwnRedis } from '../support/redis'
+import { monitorCommands, ownRedis, untilReady, type OwnRedis } from '../support/redis'
 import { mailedLink, newAddress, startEmailService, stopAll, useLink } from '../support/email-harness'
 
 // What the package sends to Redis, seen through MONITOR on a server of this spec's own while a user
@@ -14,8 +14,7 @@ beforeAll(async () => {
   server = await ownRedis()
   client = server.client()
   await untilReady(client)
-  monitor = await server.client().monitor()
-  monitor.on('monitor', (_time: string, args: string[]) => commands.push(args))
+  monitor = await monitorCommands(server.client(), (args) => commands.push(args))
 })
 
 afterAll(async () => {

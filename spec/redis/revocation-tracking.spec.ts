@@ -1,8 +1,7 @@
 import path from 'node:path'
-import type { Redis } from 'ioredis'
 import { Browser } from '../support/browser'
 import { startApp, type App } from '../support/app-process'
-import { sharedRedis, type SharedRedis } from '../support/redis'
+import { monitorCommands, sharedRedis, type SharedRedis } from '../support/redis'
 import { signInLink, startSmtp, type SmtpServer } from '../support/smtp'
 import { newAddress } from '../support/email-harness'
 import { forms } from '../support/forms'
@@ -112,11 +111,8 @@ describe.each(['cookie', 'database'] as const)('%s sessions, two instances on on
     const other = new Browser(sites[1]!, browser.jar)
     expect(await other.session()).toHaveProperty('user')
     expect(await other.session()).toHaveProperty('user')
-    const monitor: Redis = await redis.client().monitor()
     const reads: string[] = []
-    // ioredis may report a MONITOR line it could not place (a loaded machine): not this spec's concern.
-    monitor.on('error', () => undefined)
-    monitor.on('monitor', (_time: string, args: string[]) => {
+    const monitor = await monitorCommands(redis.client(), (args) => {
       if (args.some((arg) => arg.startsWith(prefix))) reads.push(args.join(' '))
     })
     try {

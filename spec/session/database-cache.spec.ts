@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis'
 import request from 'supertest'
 import { makeApp } from '../support/app'
 import { csrfPair } from '../support/csrf'
-import { sharedRedis, type SharedRedis } from '../support/redis'
+import { monitorCommands, sharedRedis, type SharedRedis } from '../support/redis'
 import { plantSession as plant, rewrite, sessionId, sleep } from '../support/tracking'
 
 // Database sessions in Redis are kept in each instance's memory, current by Redis's client-side
@@ -18,8 +18,7 @@ const commands: string[][] = []
 beforeAll(async () => {
   redis = await sharedRedis()
   client = redis.client()
-  monitor = await redis.client().monitor()
-  monitor.on('monitor', (_time: string, args: string[]) => commands.push(args))
+  monitor = await monitorCommands(redis.client(), (args) => commands.push(args))
 })
 
 afterAll(async () => {

@@ -441,3 +441,18 @@ export function ownRedisForFile(): () => OwnRedis {
     return own
   }
 }
+
+/**
+ * A MONITOR connection from `client` that hands each command Redis runs to `onCommand`.
+ *
+ * ioredis switches a connection into monitoring mode one tick after MONITOR's "OK": a line that
+ * arrives in the same read as that "OK" finds no command waiting and is reported as an `error`
+ * ("Command queue state error"), which would be thrown with no listener. Such a line was sent
+ * before this promise resolves, so no command a spec runs afterwards can be lost to it.
+ */
+export async function monitorCommands(client: Redis, onCommand: (args: string[]) => void): Promise<Redis> {
+  const monitor = await client.monitor()
+  monitor.on('error', () => undefined)
+  monitor.on('monitor', (_time: string, args: string[]) => onCommand(args))
+  return monitor
+}
