@@ -1,0 +1,96 @@
+/**
+ * Accounts as the package keeps them, and where: the AccountStore interface that PostgreSQL's,
+ * Redis's and this process's memory implement (and an app's own over its database). The feature
+ * (./index.ts) decides; a store only keeps, and keeps its promises under concurrency: the unique
+ * rules below are the store's, never a matter of timing.
+ */
+
+/** How a way in signs in: NextAuth's account types, and the password sign-in that follows. */
+export type AccountType = 'oauth' | 'email' | 'webauthn' | 'credentials'
+
+/** A user: small on purpose; the app keeps the rest under `id`. */
+export interface User {
+  /** Opaque and random (or the id an app's `signIn` callback adopted). */
+  readonly id: string
+  readonly name: string | null
+  readonly email: string | null
+  /** When a provider vouched for `email`; null: none did. Only verified addresses are matched. */
+  readonly emailVerified: Date | null
+  readonly image: string | null
+  readonly createdAt: Date
+}
+
+/** Which identity: the provider, and the provider's stable subject under its issuer. */
+export interface IdentityKey {
+  /** The provider's id (`github`, `email`). */
+  readonly provider: string
+  /** The issuer of an OpenID Connect identity; '' for every other kind. */
+  readonly issuer: string
+  /** The provider's stable subject: OIDC `sub`, an OAuth account id, a lower-case e-mail address. Never an e-mail claim. */
+  readonly subject: string
+}
+
+/** A way in: one identity, linked to one user. */
+export interface StoredAccount extends IdentityKey {
+  /** Opaque and random. */
+  readonly id: string
+  readonly userId: string
+  readonly type: AccountType
+  /** What the user knows it by: the address, the provider's account name; null when there is none. */
+  readonly label: string | null
+  readonly linkedAt: Date
+  readonly lastUsedAt: Date | null
+}
+
+export type CreateUserResult =
+  | { readonly kind: 'created'; readonly user: User; readonly account: StoredAccount }
+  /** The identity is linked already (a concurrent sign-up won): nothing was created. */
+  | { readonly kind: 'identityTaken'; readonly account: StoredAccount }
+  /** `user.emailVerified` is set and another user has that verified address: nothing was created. */
+  | { readonly kind: 'emailTaken'; readonly user: User }
+  /** A user with this id exists already: nothing was created. */
+  | { readonly kind: 'userExists' }
+
+export type LinkAccountResult =
+  | { readonly kind: 'linked'; readonly account: StoredAccount }
+  /** The identity is linked already, to this user or another (`account.userId` says): nothing changed. */
+  | { readonly kind: 'identityTaken'; readonly account: StoredAccount }
+  /** There is no such user (deleted meanwhile): nothing changed. */
+  | { readonly kind: 'noUser' }
+
+export type UnlinkAccountResult = 'unlinked' | 'last' | 'missing'
+
+/**
+ * Where users and their ways in are kept: `postgresAccounts(pool)`, `redisAccounts(redis)`,
+ * `memoryAccounts()`, or the app's own. The contract suite (`describeAccountStoreContract` in
+ * `express-auth-service/testing`) states every rule; the ones that matter under concurrency:
+ * - an identity is linked to at most one user, whatever races: exactly one of many concurrent
+ *   `createUser`/`linkAccount` calls with one identity wins, the others answer `identityTaken`;
+ * - a verified address belongs to at most one user (compared case-insensitively);
+ * - `unlinkAccount` never leaves a user with fewer than one way in, counting `keptElsewhere`
+ *   (ways in kept outside the store: passkeys), even when two unlinks of one user race.
+ * Every method may throw when the database cannot be reached; the feature answers 503 then.
+ */
+export interface AccountStore {
+  /** The account of this identity, or null. */
+  findAccount(identity: IdentityKey): Promise<StoredAccount | null>
+  getUser(userId: string): Promise<User | null>
+  /** The user whose verified address this is (case-insensitive), or null. Unverified addresses never match. */
+  findUserByVerifiedEmail(email: string): Promise<User | null>
+  /** A new user and its first account (`account.userId === user.id`), both or neither. */
+  createUser(user: User, account: StoredAccount): Promise<CreateUserResult>
+  /** Links an identity to an existing user (`account.userId`). */
+  linkAccount(account: StoredAccount): Promise<LinkAccountResult>
+  /**
+   * Unlinks the user's account `accountId` unless it is the user's last way in: `'last'` when the
+   * user's other accounts in the store plus `keptElsewhere` would be none; `'missing'` when the
+   * user has no such account (another user's id included).
+   */
+  unlinkAccount(userId: string, accountId: string, keptElsewhere: number): Promise<UnlinkAccountResult>
+  /** The user's accounts, the first linked first; [] for an unknown user. */
+  listAccounts(userId: string): Promise<StoredAccount[]>
+  /** Records a sign-in with the account; nothing when the user has no such account. */
+  touchAccount(userId: string, accountId: string, at: Date): Promise<void>
+  /** Deletes the user and every account of theirs (their identities can sign up again); false when there was none. */
+  deleteUser(userId: string): Promise<boolean>
+}
