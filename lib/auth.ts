@@ -123,6 +123,7 @@ export function resolveOptions(options?: AuthOptions, env: NodeJS.ProcessEnv = p
   const config = resolveConfig(options, env, {
     protocols: FEATURES.flatMap((feature) => feature.protocols ?? []),
     events: FEATURES.flatMap((feature) => feature.events ?? []),
+    options: FEATURES.flatMap((feature) => feature.options ?? []),
   })
   for (const feature of FEATURES) feature.check?.(config)
   return config

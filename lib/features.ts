@@ -1,4 +1,6 @@
 import type { FeatureDefinition } from './core/feature'
+import { accounts } from './features/accounts'
+import type { AccountHelpers } from './features/accounts/manage'
 import { email } from './features/email'
 import { oauth } from './features/oauth'
 import { oidcLogout } from './features/oidc-logout'
@@ -12,7 +14,7 @@ import type { TokenHelpers } from './features/provider-tokens/helpers'
  * the order their sign-in hooks run in. A new feature is its folder, a line here and its public
  * exports in index.ts.
  */
-export const FEATURES: readonly FeatureDefinition[] = [oauth, email, passkey, oidcLogout, providerTokensFeature]
+export const FEATURES: readonly FeatureDefinition[] = [oauth, email, passkey, oidcLogout, providerTokensFeature, accounts]
 
 /** The helpers the features add to the router auth() returns. */
-export type FeatureHelpers = TokenHelpers & PasskeyHelpers
+export type FeatureHelpers = TokenHelpers & PasskeyHelpers & AccountHelpers

@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from '../infra/config'
+import type { AuthErrorCode } from '../infra/errors'
 import type { SessionRecord } from '../infra/config/types'
 import type { KeyPurpose, KeyRing } from '../infra/crypto/keys'
 import type { Log } from '../infra/logger'
@@ -48,6 +49,35 @@ export interface Feature extends SessionLifecycle {
   readonly helpers?: object
   /** Resolves when it is ready to serve (OIDC discovery); rejects naming what is wrong. */
   readonly ready?: () => Promise<void>
+  /**
+   * Before any provider's `POST /signin/:provider` handler, once the route's policy passed (the
+   * CSRF token included): true when it answered the request itself (accounts: a `link=true` from a
+   * session too old to link is sent to sign in again), false to let the sign-in start.
+   */
+  readonly startSignIn?: (ctx: Context) => Promise<boolean>
+  /**
+   * The ways in it keeps for a user itself (passkeys), which accounts list, count and remove beside
+   * the ones their store keeps.
+   */
+  readonly waysIn?: WaysIn
+  /** Erasure (accounts' `deleteUser`): forgets what it keeps of this user; the sessions are ended by the core. */
+  readonly userDeleted?: (userId: string) => Promise<void>
+}
+
+/** A way in that a feature keeps itself (a passkey), as accounts list it. */
+export interface WayIn {
+  readonly id: string
+  readonly provider: string
+  readonly type: 'oauth' | 'email' | 'webauthn' | 'credentials'
+  readonly label: string | null
+  readonly linkedAt: Date
+  readonly lastUsedAt: Date | null
+}
+
+export interface WaysIn {
+  list(userId: string): Promise<WayIn[]>
+  /** Removes the user's way in `id`; false when the user has none by that id. */
+  remove(userId: string, id: string): Promise<boolean>
 }
 
 /** What a feature may add to the sign-in page: the address in the e-mail field, the passkey button. */
@@ -102,6 +132,19 @@ export interface SignInEvent {
   readonly input: SignInInput
 }
 
+/** What identifying a sign-in's user answers: the user, or an answer instead of a session. */
+export type Identified =
+  | { readonly kind: 'user'; readonly userId: string; readonly user?: NewSession['user'] }
+  | { readonly kind: 'refused'; readonly error: AuthErrorCode }
+
+/** A sign-in the app's signIn callback allowed: `chosen` is the user id the callback answered, if any. */
+export interface IdentifyEvent {
+  readonly ctx: Context
+  readonly providerId: string
+  readonly input: SignInInput
+  readonly chosen: string | undefined
+}
+
 export interface SignInHooks {
   /** The providers whose sign-ins it sees; the core never enters the hooks for another. */
   readonly for: ReadonlySet<string>
@@ -110,6 +153,12 @@ export interface SignInHooks {
    * or null. Nothing is kept yet.
    */
   readonly admit?: (input: SignInInput) => string | null
+  /**
+   * Once the app's signIn callback allowed, before the input's `prepare`: which user this sign-in is
+   * (accounts resolve the identity to one), or a refusal instead of a session. One feature at most
+   * identifies; without one, the user id is the callback's, the input's, or `{provider}:{user.id}`.
+   */
+  readonly identify?: (event: IdentifyEvent) => Promise<Identified>
   /** Once the user id is decided, before the session is made; it may add to the new record. */
   readonly beforeSession?: (event: SignInEvent) => Promise<Pick<NewSession, 'tokens'> | void>
   /**
@@ -147,6 +196,8 @@ export interface FeatureDefinition<F extends Feature = Feature> {
   readonly protocols?: readonly string[]
   /** The keys it adds to `events` (its types.ts declares their types). */
   readonly events?: readonly string[]
+  /** The top-level options it adds to `auth()`'s (its types.ts declares them on AuthOptions); `config.featureOptions` holds them. */
+  readonly options?: readonly string[]
   /** Checks its part of the options once they are resolved: a mistake throws a ConfigurationError naming the option and the fix. */
   readonly check?: (config: ResolvedConfig) => void
   readonly build: (env: FeatureEnv, required: ReadonlyMap<string, Feature>) => F

@@ -43,6 +43,7 @@ const UNKNOWN: Readonly<Record<ProviderRoute, Route>> = {
 export function routeTable(features: readonly Feature[]): RouteTable {
   const routes = new Map<string, Route>(Object.entries(CORE_ROUTES))
   const byProvider = new Map<string, Route>()
+  const starts = features.flatMap((feature) => (feature.startSignIn ? [feature.startSignIn] : []))
   for (const feature of features) {
     for (const [key, route] of Object.entries(feature.routes ?? {})) {
       if (routes.has(key)) throw new Error(`feature ${feature.name}: the route ${key} is taken`)
@@ -50,7 +51,7 @@ export function routeTable(features: readonly Feature[]): RouteTable {
     }
     const providers = feature.providers
     for (const id of providers?.ids ?? []) {
-      if (providers?.signIn) byProvider.set(`signin/${id}`, providers.signIn)
+      if (providers?.signIn) byProvider.set(`signin/${id}`, withStarts(providers.signIn, starts))
       if (providers?.callback) byProvider.set(`callback/${id}`, providers.callback)
     }
   }
@@ -69,6 +70,19 @@ export function routeTable(features: readonly Feature[]): RouteTable {
     }
     const shared = routes.get(key)
     return shared ? { key, route: shared, providerId } : null
+  }
+}
+
+/** A provider's sign-in route that first runs the features' `startSignIn` hooks (lib/core/feature.ts). */
+function withStarts(route: Route, starts: ReadonlyArray<NonNullable<Feature['startSignIn']>>): Route {
+  const post = route.POST
+  if (starts.length === 0 || !post) return route
+  return {
+    ...route,
+    POST: async (ctx) => {
+      for (const start of starts) if (await start(ctx)) return
+      await post(ctx)
+    },
   }
 }
 

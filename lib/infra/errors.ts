@@ -11,6 +11,8 @@ export type AuthErrorCode =
   | SigninPageCode
   | 'MissingCSRF'
   | 'Default'
+  /** Accounts: the user's last way in cannot be unlinked (lib/features/accounts/). */
+  | 'LastSignInMethod'
   | HttpErrorCode
   /** `getAccessToken`: the provider's tokens could not be refreshed for good (lib/features/provider-tokens/). */
   | 'RefreshAccessTokenError'
@@ -27,6 +29,9 @@ export const SIGNIN_PAGE_CODES = [
   'EmailSignin',
   'CredentialsSignin',
   'SessionRequired',
+  // Ours (accounts): an identity linked to another user; a session too old to link or unlink with.
+  'AccountAlreadyLinked',
+  'ReauthRequired',
 ] as const
 
 export type SigninPageCode = (typeof SIGNIN_PAGE_CODES)[number]
@@ -57,6 +62,9 @@ const STATUS: ReadonlyMap<string, number> = new Map(
     EmailSignin: 400,
     CredentialsSignin: 401,
     SessionRequired: 401,
+    AccountAlreadyLinked: 409,
+    ReauthRequired: 401,
+    LastSignInMethod: 409,
     MissingCSRF: 403,
     Default: 500,
     NotFound: 404,

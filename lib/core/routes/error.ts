@@ -10,6 +10,7 @@ const STATUS: ReadonlyMap<string, number> = new Map([
   ['Configuration', 500],
   ['AccessDenied', 403],
   ['Verification', 403],
+  ['LastSignInMethod', 409],
 ])
 
 /** GET /error?error=<Code>: the app's error page, the sign-in page, or the built-in error page. */

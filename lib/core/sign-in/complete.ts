@@ -1,4 +1,5 @@
 import type { Context } from '../context'
+import type { NewSession } from '../session/manager'
 import type { SignInEvent, SignInHooks } from '../feature'
 import { setCookie } from '../../infra/http/cookies'
 import { safeCallbackUrl } from '../../infra/urls/callback-url'
@@ -17,6 +18,25 @@ export interface SignInInput extends SignInQuestion {
    * gets (a passkey sign-up keeps its passkey here); false refuses the sign-in (CredentialsSignin).
    */
   prepare?: (userId: string) => Promise<boolean>
+  /**
+   * The provider keeps which user this way in belongs to itself (a stored passkey names its
+   * owner): `userId` is that user, and a feature that identifies users takes it as it is.
+   */
+  userKnown?: true
+  /** Who the provider says this is, for a feature that keeps users (accounts); default: `account.providerAccountId` alone. */
+  identity?: SignInIdentity
+}
+
+/** What a provider vouches for: its stable subject, and an address when it verified one. */
+export interface SignInIdentity {
+  /** OIDC: the ID token's `sub`; OAuth: the provider's account id; e-mail: the address. Never an e-mail claim. */
+  readonly subject: string
+  /** OIDC: the issuer that signed the ID token. */
+  readonly issuer?: string
+  /** The address the provider verified (OIDC `email_verified: true`, a spent e-mail link); absent otherwise. */
+  readonly verifiedEmail?: string
+  /** What the user knows this way in by: the address, the provider's account name. */
+  readonly label?: string
 }
 
 /**
@@ -43,7 +63,19 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   if (decision.kind === 'redirect')
     return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 
-  const userId = decision.userId ?? input.userId ?? `${providerId}:${user.id}`
+  let userId = decision.userId ?? input.userId ?? `${providerId}:${user.id}`
+  let sessionUser: NewSession['user'] = {
+    name: user.name ?? null,
+    email: user.email ?? null,
+    image: user.image ?? null,
+  }
+  const identify = hooks.find((hook) => hook.identify !== undefined)?.identify
+  if (identify) {
+    const identified = await identify({ ctx, providerId, input, chosen: decision.userId })
+    if (identified.kind === 'refused') return ctx.redirectToError(identified.error)
+    userId = identified.userId
+    if (identified.user) sessionUser = identified.user
+  }
   if (input.prepare && !(await input.prepare(userId))) return ctx.redirectToError('CredentialsSignin')
   const event: SignInEvent = { ctx, providerId, userId, input }
   let added = {}
@@ -53,7 +85,7 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
     ctx.sessionCookie(),
     {
       userId,
-      user: { name: user.name ?? null, email: user.email ?? null, image: user.image ?? null },
+      user: sessionUser,
       ...(decision.data ? { data: decision.data } : {}),
       provider: account.provider,
       ...added,

@@ -77,8 +77,11 @@ export interface AccountStore {
   getUser(userId: string): Promise<User | null>
   /** The user whose verified address this is (case-insensitive), or null. Unverified addresses never match. */
   findUserByVerifiedEmail(email: string): Promise<User | null>
-  /** A new user and its first account (`account.userId === user.id`), both or neither. */
-  createUser(user: User, account: StoredAccount): Promise<CreateUserResult>
+  /**
+   * A new user and its first account (`account.userId === user.id`), both or neither; `account`
+   * null: the user alone (a passkey sign-up, whose passkey is kept by the passkey store).
+   */
+  createUser(user: User, account: StoredAccount | null): Promise<CreateUserResult>
   /** Links an identity to an existing user (`account.userId`). */
   linkAccount(account: StoredAccount): Promise<LinkAccountResult>
   /**

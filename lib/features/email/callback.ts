@@ -79,6 +79,8 @@ async function spendEmailLink(ctx: Context, runtime: EmailRuntime): Promise<void
   await completeSignIn(ctx, {
     user: { id: identifier, email: identifier, name: null, image: null },
     account: { provider: runtime.provider.id, type: 'email', providerAccountId: identifier },
+    // The spent link proves the address.
+    identity: { subject: identifier, verifiedEmail: identifier, label: identifier },
     // Checked when the link was made, and all over again here (the app's redirect callback
     // included): the link's query is anyone's to change.
     callbackUrl: await ctx.callbackTarget(),

@@ -1,3 +1,4 @@
+import type { SignInIdentity } from '../../core/sign-in/complete'
 import type { Request } from 'express'
 import { errorText, outsideText } from '../../infra/logger'
 import { CHECKED_FLOW, type CheckedFlow, type FlowStart } from './passport/state-store'
@@ -85,7 +86,13 @@ export interface Account {
 }
 
 export type Finished =
-  | { kind: 'signedIn'; user: ProviderUser; account: Account & OAuthTokens; profile: Record<string, unknown> }
+  | {
+      kind: 'signedIn'
+      user: ProviderUser
+      account: Account & OAuthTokens
+      profile: Record<string, unknown>
+      identity: SignInIdentity
+    }
   | { kind: 'failed'; reason: string }
 
 /** What the token exchange reads of the flow the callback checked (the whole flow is lib/core/sign-in/flow.ts's). */
@@ -129,6 +136,7 @@ export async function finishAuthorization(
   }
   const tokens = toTokens(accessToken, refreshToken, params)
   let seen: Record<string, unknown> = profile ?? {}
+  let issued: { sub: string; iss: string } | null = null
   if (ready.oidc && provider.protocol === 'oidc') {
     const wantsNonce = provider.checks.includes('nonce')
     if (wantsNonce && flow.nonce === undefined) return { kind: 'failed', reason: 'the flow has no nonce' }
@@ -146,6 +154,7 @@ export async function finishAuthorization(
     if (seen.sub !== undefined && seen.sub !== idToken.claims.sub)
       return { kind: 'failed', reason: 'userinfo describes another subject than the ID token' }
     seen = { ...idToken.claims, ...seen, sub: idToken.claims.sub }
+    issued = { sub: String(idToken.claims.sub), iss: ready.oidc.metadata.issuer }
   }
   let user: ProviderUser | null
   try {
@@ -163,6 +172,31 @@ export async function finishAuthorization(
     user,
     account: { provider: provider.id, type: 'oauth', providerAccountId: user.id, ...tokens },
     profile: seen,
+    identity: identityOf(user, seen, issued),
+  }
+}
+
+/**
+ * Who the provider says this is, for accounts: an OpenID provider's verified ID token names its
+ * subject and issuer (the app's profile mapper cannot change them); another provider's account id
+ * is the mapped `user.id`. An address counts as verified only on the provider's
+ * `email_verified: true`, and only the address it verified.
+ */
+function identityOf(
+  user: ProviderUser,
+  seen: Record<string, unknown>,
+  issued: { sub: string; iss: string } | null,
+): SignInIdentity {
+  const email = typeof seen.email === 'string' && seen.email !== '' ? seen.email : undefined
+  const verified = seen.email_verified === true && email !== undefined && email.length <= 320 ? email : undefined
+  const name = [seen.preferred_username, seen.login, user.email, user.name].find(
+    (value): value is string => typeof value === 'string' && value !== '',
+  )
+  return {
+    subject: issued ? issued.sub : user.id,
+    ...(issued ? { issuer: issued.iss } : {}),
+    ...(verified === undefined ? {} : { verifiedEmail: verified }),
+    ...(name === undefined ? {} : { label: name }),
   }
 }
 

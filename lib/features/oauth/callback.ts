@@ -39,11 +39,12 @@ export async function finishOAuthSignIn(ctx: Context, registry: OAuthRegistry, r
     iss: ctx.param('iss'),
   })
   if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
-  const { user, account, profile } = finished
+  const { user, account, profile, identity } = finished
   await completeSignIn(ctx, {
     user,
     account,
     profile,
+    identity,
     callbackUrl: flow.callbackUrl,
     ...(flow.id ? { flowId: flow.id } : {}),
   })

@@ -72,6 +72,7 @@ async function signInWithPasskey(
     user: { id: passkey.userId, ...passkey.user },
     account: { provider: runtime.provider.id, type: 'webauthn', providerAccountId: id },
     userId: passkey.userId,
+    userKnown: true,
     callbackUrl: await ctx.callbackTarget(),
   })
 }

@@ -80,6 +80,22 @@ export const passkey: FeatureDefinition = {
         },
       }),
       helpers,
+      // Accounts list, count and unlink passkeys beside the ways in of their store, and erase them with the user.
+      waysIn: {
+        list: async (userId) =>
+          (await runtime.store.listByUser(userId)).map((passkey) => ({
+            id: passkey.id,
+            provider: id,
+            type: 'webauthn' as const,
+            label: passkey.name,
+            linkedAt: new Date(passkey.createdAt),
+            lastUsedAt: passkey.lastUsedAt === null ? null : new Date(passkey.lastUsedAt),
+          })),
+        remove: (userId, passkeyId) => helpers.deletePasskey(userId, passkeyId),
+      },
+      userDeleted: async (userId) => {
+        for (const passkey of await runtime.store.listByUser(userId)) await runtime.store.delete(passkey.id)
+      },
     }
   },
 }

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors'
 import type { CookieOverride, CookieOverrides } from './types'
+import { checkKeys, optionalObject } from '../util/options'
 
 /** A cookie's name and its attribute string, computed once so that responses only concatenate. */
 export interface CookieDef {
@@ -15,6 +16,8 @@ export interface CookieSet {
   readonly flow: CookieDef
   /** A passkey ceremony in progress: a random id whose keyed hash names its challenge on the server. */
   readonly webauthnChallenge: CookieDef
+  /** Accounts: a link the user asked for (`link=true`), or an identity waiting for the user to confirm it by signing in; sealed, 15 minutes at most. */
+  readonly accountLink: CookieDef
 }
 
 type CookieKind = keyof CookieSet
@@ -24,6 +27,7 @@ const BASE_NAMES: Record<CookieKind, string> = {
   csrfToken: 'auth.csrf-token',
   flow: 'auth.flow',
   webauthnChallenge: 'auth.webauthn-challenge',
+  accountLink: 'auth.account-link',
 }
 
 const NAME = /^[!#$%&'*+\-.^\w`|~]+$/
@@ -165,4 +169,19 @@ function defaultName(kind: CookieKind, secure: boolean, hostOnlyRoot: boolean): 
 export function typedAddressCookie(base: { readonly path: string; readonly secure: boolean }): CookieDef {
   const name = base.secure ? '__Secure-auth.email-typed' : 'auth.email-typed'
   return { name, attrs: `; Path=${base.path}/signin; HttpOnly; SameSite=Lax${base.secure ? '; Secure' : ''}` }
+}
+
+/** `cookies`, its keys checked (each kind's `name` and `options`). */
+export function checkedCookies(value: unknown): Record<string, unknown> {
+  const cookies = optionalObject(value, 'cookies')
+  checkKeys(cookies, ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge', 'accountLink'], 'cookies.')
+  for (const [kind, override] of Object.entries(cookies)) {
+    checkKeys(optionalObject(override, `cookies.${kind}`), ['name', 'options'], `cookies.${kind}.`)
+    checkKeys(
+      optionalObject((override as Record<string, unknown>).options, `cookies.${kind}.options`),
+      ['domain', 'path', 'sameSite', 'secure'],
+      `cookies.${kind}.options.`,
+    )
+  }
+  return cookies
 }

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../errors'
 import { createLog, defaultLogger, isLevelLogger, levelLogger, type Log } from '../logger'
 import type { Provider } from './providers'
-import { buildCookieSets, type CookieSet } from './cookies'
+import { buildCookieSets, checkedCookies, type CookieSet } from './cookies'
 import { parseBaseUrl, type BaseUrl } from '../urls/base-url'
 import { EVENT_NAMES, type AuthOptions, type Callbacks, type Events, type Pages } from './types'
 import { isRecord } from '../util/object'
@@ -20,6 +20,7 @@ import {
   optionalBoolean,
   optionalMilliseconds,
   optionalObject,
+  pickKeys,
 } from '../util/options'
 
 export interface ResolvedConfig {
@@ -61,6 +62,8 @@ export interface ResolvedConfig {
   /** `theme`: the built-in pages' colour scheme, colours and logo (lib/infra/config/theme.ts). */
   readonly theme: ResolvedTheme
   readonly log: Log
+  /** The features' own options (lib/core/feature.ts `options`), as given: each feature checks its own. */
+  readonly featureOptions: Readonly<Record<string, unknown>>
 }
 
 const OPTIONS = [
@@ -100,6 +103,8 @@ export interface OptionExtensions {
   readonly protocols: readonly string[]
   /** The keys of `events` the features add to the core's. */
   readonly events: readonly string[]
+  /** The top-level options the features add (`accounts`). */
+  readonly options?: readonly string[]
 }
 
 /**
@@ -114,7 +119,8 @@ export function resolveConfig(
 ): ResolvedConfig {
   if (!isRecord(input)) throw new ConfigurationError(`auth() takes an options object; got ${describe(input)}`)
   const options = input
-  checkKeys(options, OPTIONS, '')
+  const featureKeys = extensions.options ?? []
+  checkKeys(options, [...OPTIONS, ...featureKeys], '')
 
   const log = createLog(resolveLogger(options.logger))
   const trustHost = optionalBoolean(options.trustHost, 'trustHost')
@@ -127,16 +133,7 @@ export function resolveConfig(
       '`dangerouslyAllowInsecureCookies` is set: cookies may travel in clear text; never use it in production',
     )
 
-  const cookies = optionalObject(options.cookies, 'cookies')
-  checkKeys(cookies, ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge'], 'cookies.')
-  for (const [kind, override] of Object.entries(cookies)) {
-    checkKeys(optionalObject(override, `cookies.${kind}`), ['name', 'options'], `cookies.${kind}.`)
-    checkKeys(
-      optionalObject((override as Record<string, unknown>).options, `cookies.${kind}.options`),
-      ['domain', 'path', 'sameSite', 'secure'],
-      `cookies.${kind}.options.`,
-    )
-  }
+  const cookies = checkedCookies(options.cookies)
 
   const providers = resolveProviders(options.providers, new Set(extensions.protocols))
   if (providers.length === 0)
@@ -175,6 +172,7 @@ export function resolveConfig(
     languages: resolveLanguages(options.languages, options.language),
     theme: resolveTheme(options.theme),
     log,
+    featureOptions: pickKeys(options, featureKeys),
   })
 }
 

@@ -157,6 +157,7 @@ export interface CookieOverrides {
   flow?: CookieOverride
   /** The passkey ceremony's challenge cookie (`passkey()`). */
   webauthnChallenge?: CookieOverride
+  accountLink?: CookieOverride
 }
 
 export interface SessionOptions {

@@ -16,6 +16,7 @@ export type KeyPurpose =
   | 'logout-hint'
   | 'provider-tokens'
   | 'passkey-challenge'
+  | 'account-link'
 
 const SALT = 'express-auth-service'
 

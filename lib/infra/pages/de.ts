@@ -35,6 +35,9 @@ export const de: Messages = {
     EmailSignin: 'Die E-Mail konnte nicht gesendet werden. Bitte versuchen Sie es erneut.',
     CredentialsSignin: 'Die Anmeldung ist fehlgeschlagen. Bitte prüfen Sie Ihre Angaben.',
     SessionRequired: 'Bitte melden Sie sich an, um diese Seite zu sehen.',
+    AccountAlreadyLinked:
+      'Dieses Konto ist bereits mit einem anderen Benutzer verknüpft. Melden Sie sich damit an, um diesen Benutzer zu verwenden, oder verknüpfen Sie ein anderes.',
+    ReauthRequired: 'Melden Sie sich zu Ihrer Sicherheit erneut an, um fortzufahren.',
     MissingCSRF: 'Das Anmeldeformular ist abgelaufen. Bitte versuchen Sie es erneut.',
     Default: 'Die Anmeldung ist nicht möglich.',
   },
@@ -56,6 +59,10 @@ export const de: Messages = {
       link: 'Anmelden',
     },
     Default: { heading: 'Fehler', message: 'Etwas ist schiefgegangen. Bitte versuchen Sie es erneut.' },
+    LastSignInMethod: {
+      heading: 'Entfernen nicht möglich',
+      message: 'Dies ist die letzte Möglichkeit, sich bei Ihrem Konto anzumelden. Fügen Sie zuerst eine weitere hinzu.',
+    },
     NotFound: { heading: 'Seite nicht gefunden', message: 'Unter dieser Adresse gibt es keine Seite.' },
     MethodNotAllowed: { heading: 'Nicht erlaubt', message: 'Diese Seite kann so nicht verwendet werden.' },
     PayloadTooLarge: { heading: 'Anfrage zu groß', message: 'Die gesendeten Daten waren zu groß.' },

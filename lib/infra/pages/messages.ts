@@ -7,7 +7,8 @@ export type ViewName = 'signin' | 'signout' | 'error' | 'verify-request' | 'emai
 export type SigninAlertCode = SigninPageCode | 'MissingCSRF' | 'Default'
 
 /** Codes the error page explains; any other code is shown as `Default`. */
-export type ErrorPageCode = 'Configuration' | 'AccessDenied' | 'Verification' | 'Default' | HttpErrorCode
+export type ErrorPageCode =
+  'Configuration' | 'AccessDenied' | 'Verification' | 'Default' | 'LastSignInMethod' | HttpErrorCode
 
 export interface ErrorText {
   heading: string
@@ -73,6 +74,9 @@ export const en: Messages = {
     EmailSignin: 'The email could not be sent. Please try again.',
     CredentialsSignin: 'Sign in failed. Check the details you provided are correct.',
     SessionRequired: 'Please sign in to access this page.',
+    AccountAlreadyLinked:
+      'That account is already linked to another user. Sign in with it to use that user, or link a different one.',
+    ReauthRequired: 'For your security, sign in again to continue.',
     MissingCSRF: 'The sign-in form expired. Please try again.',
     Default: 'Unable to sign in.',
   },
@@ -94,6 +98,10 @@ export const en: Messages = {
       link: 'Sign in',
     },
     Default: { heading: 'Error', message: 'Something went wrong. Please try again.' },
+    LastSignInMethod: {
+      heading: 'Cannot remove it',
+      message: 'This is the only way left to sign in to your account. Add another one before you remove it.',
+    },
     NotFound: { heading: 'Page not found', message: 'There is no page at this address.' },
     MethodNotAllowed: { heading: 'Not allowed', message: 'This page cannot be used that way.' },
     PayloadTooLarge: { heading: 'Request too large', message: 'The information sent was too large.' },

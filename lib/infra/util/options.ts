@@ -123,3 +123,11 @@ function editDistance(a: string, b: string): number {
   }
   return previous[b.length]!
 }
+
+/** The keys of `value` among `keys`, as given, in a frozen object of their own. */
+export function pickKeys(value: object, keys: readonly string[]): Readonly<Record<string, unknown>> {
+  const given = value as Record<string, unknown>
+  return Object.freeze(
+    Object.fromEntries(keys.flatMap((key) => (Object.hasOwn(given, key) ? [[key, given[key]]] : []))),
+  )
+}

@@ -1,0 +1,38 @@
+import type { Feature, FeatureDefinition } from '../../core/feature'
+import { identifyUser } from './identify'
+import { createAccountHelpers } from './manage'
+import { resolveAccounts } from './options'
+import { startLink, unlink } from './routes'
+import { createAccountsRuntime } from './runtime'
+import { ACCOUNTS_EVENTS } from './types'
+
+/**
+ * Users behind the identities (`accounts`): every sign-in resolves its identity to a user, a user
+ * links and unlinks ways in, and the app reads, lists and erases users. Without the option the
+ * feature adds its helpers (which say the option is missing) and nothing else.
+ */
+export const accounts: FeatureDefinition = {
+  name: 'accounts',
+  options: ['accounts'],
+  events: ACCOUNTS_EVENTS,
+  check(config) {
+    resolveAccounts(config, false)
+  },
+  build(env) {
+    const resolved = resolveAccounts(env.config)
+    const runtime = resolved && createAccountsRuntime(env.config, resolved, env.keys('account-link'))
+    const helpers = createAccountHelpers(runtime, env.services)
+    if (!runtime) return { name: 'accounts', helpers }
+    const feature: Feature = {
+      name: 'accounts',
+      helpers,
+      routes: { unlink: { POST: (ctx) => unlink(ctx, runtime) } },
+      startSignIn: startLink(runtime),
+      signIn: {
+        for: new Set(env.config.providers.map(({ id }) => id)),
+        identify: identifyUser(runtime),
+      },
+    }
+    return feature
+  },
+}

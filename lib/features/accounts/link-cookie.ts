@@ -1,0 +1,54 @@
+import type { Context } from '../../core/context'
+import { clearCookie, setCookie } from '../../infra/http/cookies'
+import { open, seal } from '../../infra/crypto/jwe'
+import type { KeyRing } from '../../infra/crypto/keys'
+import type { AccountType, IdentityKey } from './store'
+
+/**
+ * The account-link cookie (`auth.account-link`), sealed with its own key: one link in progress in
+ * this browser, either
+ * - `link`: the signed-in user asked to link the identity of `provider` (`link=true`), or
+ * - `confirm`: an identity whose verified address belongs to `userId` waits for that user to sign
+ *   in with a way in they already have (the confirm path).
+ * Both end with the next sign-in in this browser, and both are bound to the user: nothing in the
+ * cookie is linked to anyone else, whatever the session is by then.
+ */
+export type LinkState =
+  | { readonly kind: 'link'; readonly userId: string; readonly provider: string; readonly exp: number }
+  | {
+      readonly kind: 'confirm'
+      readonly userId: string
+      readonly identity: IdentityKey & { readonly type: AccountType; readonly label: string | null }
+      readonly exp: number
+    }
+
+/** Seconds a `link=true` may take at the provider (an OAuth flow's own limit). */
+export const LINK_SECONDS = 15 * 60
+/** Seconds the confirm path waits for the user's sign-in. */
+export const CONFIRM_SECONDS = 10 * 60
+
+const TYPES: ReadonlySet<string> = new Set(['oauth', 'email', 'webauthn', 'credentials'])
+
+export function writeLinkState(ctx: Context, keys: KeyRing, state: LinkState): void {
+  const seconds = Math.max(1, state.exp - Math.floor(Date.now() / 1000))
+  setCookie(ctx.res, ctx.cookieSet.accountLink, seal(keys.current, state), seconds)
+}
+
+export function clearLinkState(ctx: Context): void {
+  if (ctx.cookies[ctx.cookieSet.accountLink.name] !== undefined) clearCookie(ctx.res, ctx.cookieSet.accountLink)
+}
+
+/** The browser's link in progress, or null: absent, not ours, expired, or of any other shape. */
+export function readLinkState(ctx: Context, keys: KeyRing): LinkState | null {
+  const opened = open(keys, ctx.cookies[ctx.cookieSet.accountLink.name])
+  if (!opened) return null
+  const { kind, userId, exp } = opened
+  if (typeof userId !== 'string' || userId === '' || typeof exp !== 'number' || exp <= Date.now() / 1000) return null
+  if (kind === 'link' && typeof opened.provider === 'string') return { kind, userId, provider: opened.provider, exp }
+  const identity = opened.identity as Record<string, unknown> | null
+  if (kind !== 'confirm' || typeof identity !== 'object' || identity === null) return null
+  const { provider, issuer, subject, type, label } = identity
+  if (typeof provider !== 'string' || typeof issuer !== 'string' || typeof subject !== 'string') return null
+  if (typeof type !== 'string' || !TYPES.has(type) || (label !== null && typeof label !== 'string')) return null
+  return { kind, userId, identity: { provider, issuer, subject, type: type as AccountType, label }, exp }
+}

@@ -1,0 +1,66 @@
+import type { Context } from '../../core/context'
+import type { SessionRecord } from '../../infra/config/types'
+import { LINK_SECONDS, writeLinkState } from './link-cookie'
+import { unlinkWayIn } from './manage'
+import type { AccountsRuntime } from './runtime'
+
+/**
+ * Linking and unlinking need a recent sign-in (`accounts.linkMaxAge`): a session cookie copied
+ * after its sign-in (a shared computer, a script that read it) must not add a way in of its own,
+ * nor remove the user's. The sign-in time is the record's `createdAt`, which renewals keep.
+ */
+function recent(record: SessionRecord, runtime: AccountsRuntime): boolean {
+  return Date.now() / 1000 - record.createdAt <= runtime.linkMaxAge
+}
+
+/**
+ * No session: the sign-in page with `SessionRequired`; one too old: with `ReauthRequired`, which
+ * the page explains. Either way back to this request's validated callbackUrl afterwards.
+ */
+async function signInFirst(ctx: Context, record: SessionRecord | null, runtime: AccountsRuntime, step: string) {
+  if (record !== null)
+    runtime.log('info', 'account.reauth', `${step} was refused: the session signed in too long ago`, {
+      ...ctx.svc.userForLog(record.userId),
+      signedInSecondsAgo: Math.round(Date.now() / 1000 - record.createdAt),
+    })
+  const url = new URL(ctx.svc.config.pages.signIn ?? `${ctx.base.href}/signin`, ctx.base.origin)
+  url.searchParams.set('callbackUrl', await ctx.callbackTarget())
+  url.searchParams.set('error', record === null ? 'SessionRequired' : 'ReauthRequired')
+  ctx.redirect(url.href, 401)
+}
+
+/**
+ * Before a provider's `POST /signin/:provider`: `link=true` (the form field, or the query NextAuth's
+ * `signIn(id, options, { link: 'true' })` sends) from a recent session marks this browser's next
+ * sign-in with that provider as a link to the session's user. True when it answered instead.
+ */
+export function startLink(runtime: AccountsRuntime): (ctx: Context) => Promise<boolean> {
+  return async (ctx) => {
+    if (ctx.param('link') !== 'true' || ctx.providerId === undefined) return false
+    const record = await ctx.svc.sessions.read(ctx.sessionCookie())
+    if (record === null || !recent(record, runtime)) {
+      await signInFirst(ctx, record, runtime, 'a link')
+      return true
+    }
+    const exp = Math.floor(Date.now() / 1000) + LINK_SECONDS
+    writeLinkState(ctx, runtime.keys, { kind: 'link', userId: record.userId, provider: ctx.providerId, exp })
+    return false
+  }
+}
+
+/**
+ * `POST /unlink` with `accountId` (CSRF, a recent session): the way in goes unless it is the last
+ * (`LastSignInMethod`); then back to the callbackUrl. An id that is not one of the user's own: 404.
+ */
+export async function unlink(ctx: Context, runtime: AccountsRuntime): Promise<void> {
+  const record = await ctx.svc.sessions.read(ctx.sessionCookie())
+  if (record === null || !recent(record, runtime)) return signInFirst(ctx, record, runtime, 'an unlink')
+  const accountId = ctx.body.accountId
+  const result =
+    typeof accountId === 'string' && accountId !== '' && accountId.length <= 1024
+      ? await unlinkWayIn(runtime, ctx.svc, record.userId, accountId)
+      : 'missing'
+  if (result === 'last') return ctx.redirectToError('LastSignInMethod', 409)
+  if (result === 'missing') return ctx.redirectToError('Default', 404)
+  ctx.redirect(await ctx.callbackTarget())
+}
