@@ -17,6 +17,19 @@ export type { PasskeyHelpers, PasskeyInfo } from './features/passkey/manage'
 export type { StartupHelpers } from './auth'
 export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './features/passkey/store'
 export type { VerificationRecord, VerificationStore } from './features/email/store'
+export { memoryAccounts } from './features/accounts/memory-store'
+export type {
+  AccountStore,
+  AccountType,
+  CreateUserResult,
+  IdentityKey,
+  LinkAccountResult,
+  StoredAccount,
+  UnlinkAccountResult,
+  User,
+} from './features/accounts/store'
+export type { AccountInfo, AccountsOptions } from './features/accounts/types'
+export type { AccountHelpers } from './features/accounts/manage'
 // redisSessionStore() returns an express-session store (connect-redis over ioredis), what `session.store` takes.
 export { redisSessionStore, type RedisSessionStoreOptions } from './infra/store/connect-redis'
 export type { RedisClient } from './infra/store/redis'

@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from '../../infra/config'
 import { ConfigurationError } from '../../infra/errors'
+import { isMemoryAccounts } from './memory-store'
 import type { AccountStore } from './store'
 
 /** `accounts` resolved: null when the option is absent (then nothing changes). */
@@ -74,11 +75,6 @@ export function resolveAccounts(config: ResolvedConfig, warn = true): ResolvedAc
       "accounts are kept in this process's memory (memoryAccounts()): they are lost when it stops and not shared with other instances; use postgresAccounts(pool) or redisAccounts(redis) in production",
     )
   return Object.freeze({ store, signUp, linkMaxAge, linkByEmail: new Set(byEmail as string[]) })
-}
-
-/** TODO(merge): memory-store.ts's own check. */
-function isMemoryAccounts(_store: AccountStore): boolean {
-  return false
 }
 
 function isStore(value: unknown): value is AccountStore {
