@@ -53,9 +53,15 @@ const router = auth({
     passkeyAdded: ({ passkeyId }) => console.log(\`passkey \${passkeyId} added\`),
     backchannelLogout: ({ provider }) => console.log(\`logout by \${provider}\`),
     tokenRefreshed: ({ provider }) => console.log(\`tokens of \${provider} refreshed\`),
+    accountLinked: ({ account }) => console.log(\`\${account.provider} linked\`),
   },
   logger: (entry) => {
-    if (entry.event === 'passkey.added' || entry.event === 'backchannel_logout' || entry.event === 'tokens.refreshed')
+    if (
+      entry.event === 'passkey.added' ||
+      entry.event === 'backchannel_logout' ||
+      entry.event === 'tokens.refreshed' ||
+      entry.event === 'account.linked'
+    )
       console.log(entry.message)
   },
 })

@@ -1,0 +1,113 @@
+import path from 'node:path'
+import { Browser } from '../support/browser'
+import { startApp, type App } from '../support/app-process'
+import { idpLogin } from '../support/idp-login'
+import { startIdp, type Idp } from '../support/idp'
+import { freePort } from '../support/process'
+import { sharedRedis, type SharedRedis } from '../support/redis'
+
+// Two real app processes on one account store, reached through one IdP: the races of the issue,
+// decided by the store (SET NX, a unique constraint), not by timing. Twenty sign-ins of one new
+// identity at once make one user; two links of one identity to two users at once link it once.
+jest.setTimeout(120_000)
+
+const USERS = ['alice', 'bob', 'carol', 'dave'].map((name) => ({
+  accountId: name,
+  name: `${name[0]!.toUpperCase()}${name.slice(1)} Example`,
+  email: `${name}@example.com`,
+}))
+
+type Site = { origin: string; base: string }
+
+let redis: SharedRedis
+let idp: Idp
+let apps: App[] = []
+let sites: Site[] = []
+
+beforeAll(async () => {
+  redis = await sharedRedis()
+  const ports = [await freePort(), await freePort()]
+  const urls = ports.map((port) => `http://localhost:${port}`)
+  idp = await startIdp({
+    users: USERS,
+    clients: [
+      {
+        client_id: 'app',
+        client_secret: 'app-secret',
+        redirect_uris: urls.flatMap((url) => [`${url}/api/auth/callback/oidc`, `${url}/api/auth/callback/plain`]),
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+  })
+  const env = {
+    ACCOUNTS: 'redis',
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix('accounts-races'),
+    ISSUER: idp.issuer,
+  }
+  const file = path.join(__dirname, 'fixtures', 'accounts-app.ts')
+  apps = await Promise.all(ports.map((port) => startApp(file, { ...env, PORT: String(port) })))
+  sites = apps.map((app) => ({ origin: app.url, base: `${app.url}/api/auth` }))
+})
+
+afterAll(async () => {
+  await Promise.all(apps.map((app) => app.stop()))
+  await idp?.stop()
+  await redis?.close()
+})
+
+async function whoami(browser: Browser, site: Site): Promise<string | null> {
+  return ((await (await browser.jar.fetch(`${site.origin}/whoami`)).json()) as { userId: string | null }).userId
+}
+
+async function accountsOf(userId: string): Promise<Array<{ provider: string }>> {
+  return (await (await fetch(`${sites[0]!.origin}/admin/accounts/${encodeURIComponent(userId)}`)).json()) as Array<{
+    provider: string
+  }>
+}
+
+/** Up to the IdP's answer (not yet followed): the callback URL, on the site the flow began at. */
+async function atProvider(browser: Browser, provider: string, login: string, query = '?prompt=login'): Promise<URL> {
+  const started = await browser.startSignIn(provider, { query })
+  if (started.status !== 302) throw new Error(`sign-in answered ${started.status}`)
+  return idpLogin(new URL(started.headers.get('location')!), { jar: browser.jar, login })
+}
+
+describe('accounts on two instances and one Redis', () => {
+  it('makes one user of twenty sign-ins of one new identity at once', async () => {
+    const browsers = Array.from({ length: 20 }, (_, i) => new Browser(sites[i % 2]!))
+    const callbacks = await Promise.all(browsers.map((browser) => atProvider(browser, 'oidc', 'alice')))
+    const answers = await Promise.all(callbacks.map((callback, i) => browsers[i]!.returnTo(callback)))
+    expect(answers.map((answer) => answer.headers.get('location'))).toEqual(
+      answers.map((_, i) => `${sites[i % 2]!.origin}/welcome`),
+    )
+    const users = new Set(await Promise.all(browsers.map((browser, i) => whoami(browser, sites[i % 2]!))))
+    expect(users.size).toBe(1)
+    const [userId] = [...users] as [string]
+    expect(userId).not.toBe('oidc:alice')
+    expect((await accountsOf(userId)).map((account) => account.provider)).toEqual(['oidc'])
+  })
+
+  it('links one identity once when two users link it at once, on two instances', async () => {
+    const [first, second] = [new Browser(sites[0]!), new Browser(sites[1]!)]
+    await first.returnTo(await atProvider(first, 'oidc', 'bob'))
+    await second.returnTo(await atProvider(second, 'oidc', 'carol'))
+    const [bob, carol] = [await whoami(first, sites[0]!), await whoami(second, sites[1]!)] as [string, string]
+    expect(bob).not.toBe(carol)
+    // Both ask to link the same `plain` identity (dave at the IdP).
+    const callbacks = await Promise.all([
+      atProvider(first, 'plain', 'dave', '?link=true&prompt=login'),
+      atProvider(second, 'plain', 'dave', '?link=true&prompt=login'),
+    ])
+    const answers = await Promise.all([first.returnTo(callbacks[0]), second.returnTo(callbacks[1])])
+    const locations = answers.map((answer) => answer.headers.get('location') ?? '')
+    expect(locations.filter((location) => location.endsWith('/welcome'))).toHaveLength(1)
+    expect(locations.filter((location) => location.endsWith('/error?error=AccountAlreadyLinked'))).toHaveLength(1)
+    const linked = [...(await accountsOf(bob)), ...(await accountsOf(carol))].filter(
+      (account) => account.provider === 'plain',
+    )
+    expect(linked).toHaveLength(1)
+    // Whoever lost is still signed in as themselves.
+    expect([await whoami(first, sites[0]!), await whoami(second, sites[1]!)]).toEqual([bob, carol])
+  })
+})
