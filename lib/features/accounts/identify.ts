@@ -27,7 +27,7 @@ export function identifyUser(runtime: AccountsRuntime): (event: IdentifyEvent) =
     if (input.userKnown && input.userId !== undefined) {
       if (chosen !== undefined && chosen !== input.userId)
         return steps.refuse('AccessDenied', "the signIn callback chose another user than the passkey's owner")
-      return steps.signedIn(await runtime.call((store) => store.getUser(input.userId!)), pending)
+      return steps.signedIn(await steps.owner(input.userId), pending)
     }
     const key = identityKey(providerId, input)
     if (pending?.kind === 'link' && pending.provider === providerId) {
@@ -93,6 +93,18 @@ class Steps {
       if (linked !== null) return linked
     }
     return { kind: 'user', userId: user.id, user: { name: user.name, email: user.email, image: user.image } }
+  }
+
+  /**
+   * A passkey's owner. A passkey added before the app had accounts names a user id no store knows
+   * (`oidc:alice`): the passkey proves it, so that user is made with that id, as an adopted one.
+   */
+  async owner(userId: string): Promise<User | null> {
+    const user = await this.runtime.call((store) => store.getUser(userId))
+    if (user !== null) return user
+    const created = await this.runtime.call((store) => store.createUser(this.newUser(userId, undefined), null))
+    if (created.kind === 'created') await this.created(created.user)
+    return this.runtime.call((store) => store.getUser(userId))
   }
 
   /**
