@@ -5,8 +5,11 @@
  * costs the one call that was on it, never the process.
  */
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Pool } from 'pg'
 import { ConfigurationError } from '../../lib/infra/errors'
+import { migrationSql, tableNames } from '../../lib/features/accounts/postgres-schema'
 import { postgresAccounts, type PostgresAccountStore } from '../../lib/features/accounts/postgres-store'
 import type { StoredAccount, User } from '../../lib/features/accounts/store'
 import { postgresForFile } from '../support/postgres'
@@ -56,6 +59,12 @@ describe('migrate()', () => {
     const first = account(ada.id)
     expect(await stores[0]!.createUser(ada, first)).toEqual({ kind: 'created', user: ada, account: first })
     expect(await stores[5]!.listAccounts(ada.id)).toEqual([first])
+  })
+
+  it('runs the SQL docs/accounts-postgres.md shows, for teams that run their own migrations', () => {
+    const doc = readFileSync(join(__dirname, '../../docs/accounts-postgres.md'), 'utf8')
+    const shown = /```sql\n([\s\S]*?)```/.exec(doc)?.[1]
+    expect(shown).toBe(`${migrationSql(tableNames(undefined)).join(';\n\n')};\n`)
   })
 })
 
