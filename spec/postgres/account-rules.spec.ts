@@ -48,6 +48,16 @@ it('creates a user with an account and finds both', async () => {
   expect(await store.findUserByVerifiedEmail('ada@EXAMPLE.com')).toEqual(ada)
 })
 
+it('creates a user alone when there is no account (a passkey sign-up)', async () => {
+  const ada = user()
+  expect(await store.createUser(ada, null)).toEqual({ kind: 'created', user: ada, account: null })
+  expect(await store.getUser(ada.id)).toEqual(ada)
+  expect(await store.listAccounts(ada.id)).toEqual([])
+  const first = account(ada.id)
+  expect(await store.linkAccount(first)).toEqual({ kind: 'linked', account: first })
+  expect(await store.unlinkAccount(ada.id, first.id, 1)).toBe('unlinked')
+})
+
 it('never matches an unverified address', async () => {
   const ada = user({ email: 'ada@example.com' })
   await store.createUser(ada, account(ada.id))

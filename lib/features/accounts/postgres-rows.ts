@@ -49,6 +49,28 @@ export const accountValues = (account: StoredAccount) => [
   account.lastUsedAt,
 ]
 
+/** What was written, as a read would give it back: the interface's fields alone, Dates of our own. */
+export const copyUser = (user: User): User => ({
+  id: user.id,
+  name: user.name,
+  email: user.email,
+  emailVerified: user.emailVerified && new Date(user.emailVerified),
+  image: user.image,
+  createdAt: new Date(user.createdAt),
+})
+
+export const copyAccount = (account: StoredAccount): StoredAccount => ({
+  id: account.id,
+  userId: account.userId,
+  provider: account.provider,
+  issuer: account.issuer,
+  subject: account.subject,
+  type: account.type,
+  label: account.label,
+  linkedAt: new Date(account.linkedAt),
+  lastUsedAt: account.lastUsedAt && new Date(account.lastUsedAt),
+})
+
 type Row = Record<string, unknown>
 
 const text = (value: unknown) => (typeof value === 'string' ? value : null)

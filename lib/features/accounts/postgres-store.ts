@@ -1,7 +1,16 @@
 import { ConfigurationError } from '../../infra/errors'
 import { describe } from '../../infra/util/options'
 import { guardPool, sqlError, transaction, type PostgresPool } from './postgres-connection'
-import { accountValues, statements, toAccount, toUser, userValues, type Statements } from './postgres-rows'
+import {
+  accountValues,
+  copyAccount,
+  copyUser,
+  statements,
+  toAccount,
+  toUser,
+  userValues,
+  type Statements,
+} from './postgres-rows'
 import { migrationSql, tableNames, type PostgresAccountsOptions, type TableNames } from './postgres-schema'
 import type {
   AccountStore,
@@ -55,7 +64,7 @@ export function postgresAccounts(pool: PostgresPool, options?: PostgresAccountsO
     findAccount: (identity: IdentityKey) => findAccount(tables, identity),
     getUser: async (userId: string) => (await rows(tables.sql.getUser, [userId])).map(toUser)[0] ?? null,
     findUserByVerifiedEmail: (email: string) => findUserByVerifiedEmail(tables, email),
-    createUser: (user: User, account: StoredAccount) => createUser(tables, user, account),
+    createUser: (user: User, account: StoredAccount | null) => createUser(tables, user, account),
     linkAccount: (account: StoredAccount) => linkAccount(tables, account),
     unlinkAccount: (userId: string, accountId: string, keptElsewhere: number) =>
       unlinkAccount(tables, userId, accountId, keptElsewhere),
@@ -84,16 +93,16 @@ async function findUserByVerifiedEmail({ pool, sql }: Tables, email: string) {
   return (await pool.query(sql.findByEmail, [email])).rows.map(toUser)[0] ?? null
 }
 
-/** Both rows in one transaction; a unique rule it breaks says which answer it gets. */
-async function createUser(tables: Tables, user: User, account: StoredAccount): Promise<CreateUserResult> {
-  if (account.userId !== user.id) throw new TypeError('createUser: account.userId must be user.id')
+/** Both rows in one transaction (the user alone when `account` is null); a unique rule it breaks says which answer it gets. */
+async function createUser(tables: Tables, user: User, account: StoredAccount | null): Promise<CreateUserResult> {
+  if (account && account.userId !== user.id) throw new TypeError('createUser: account.userId must be user.id')
   for (let attempt = 1; ; attempt++) {
     try {
       await transaction(tables.pool, async (client) => {
         await client.query(tables.sql.insertUser, userValues(user))
-        await client.query(tables.sql.insertAccount, accountValues(account))
+        if (account) await client.query(tables.sql.insertAccount, accountValues(account))
       })
-      return { kind: 'created', user, account }
+      return { kind: 'created', user: copyUser(user), account: account && copyAccount(account) }
     } catch (error) {
       const { code, constraint } = sqlError(error)
       if (code !== '23505' || constraint === tables.names.constraints.accountKey) throw error
@@ -105,23 +114,23 @@ async function createUser(tables: Tables, user: User, account: StoredAccount): P
 }
 
 /**
- * Why a createUser that broke a unique rule created nothing: the identity first (the user id
- * is broken first, but a sign-up tried twice is better answered with the account it made); null
- * when the row in the way is gone by now, so that the caller tries again.
+ * Why a createUser that broke a unique rule created nothing, in the order memoryAccounts() answers:
+ * the user's id, the identity, the verified address. Null when the row in the way is gone by now,
+ * so that the caller tries again.
  */
 async function refusal(
   tables: Tables,
   constraint: string | undefined,
   user: User,
-  account: StoredAccount,
+  account: StoredAccount | null,
 ): Promise<CreateUserResult | null> {
-  const taken = await findAccount(tables, account)
+  const { constraints } = tables.names
+  if (constraint === constraints.userKey) return { kind: 'userExists' }
+  const taken = account && (await findAccount(tables, account))
   if (taken) return { kind: 'identityTaken', account: taken }
-  if (constraint === tables.names.constraints.verifiedEmail && user.email !== null) {
-    const owner = await findUserByVerifiedEmail(tables, user.email)
-    return owner && { kind: 'emailTaken', user: owner }
-  }
-  return constraint === tables.names.constraints.userKey ? { kind: 'userExists' } : null
+  if (constraint !== constraints.verifiedEmail || user.email === null) return null
+  const owner = await findUserByVerifiedEmail(tables, user.email)
+  return owner && { kind: 'emailTaken', user: owner }
 }
 
 async function linkAccount(tables: Tables, account: StoredAccount): Promise<LinkAccountResult> {
@@ -129,7 +138,7 @@ async function linkAccount(tables: Tables, account: StoredAccount): Promise<Link
   for (let attempt = 1; ; attempt++) {
     try {
       await tables.pool.query(tables.sql.insertAccount, accountValues(account))
-      return { kind: 'linked', account }
+      return { kind: 'linked', account: copyAccount(account) }
     } catch (error) {
       const { code, constraint } = sqlError(error)
       // The foreign key: no such user, or one deleted first (the check locks the user's row).
