@@ -12,6 +12,7 @@ import { ConfigurationError } from '../../lib/infra/errors'
 import { migrationSql, tableNames } from '../../lib/features/accounts/postgres-schema'
 import { postgresAccounts, type PostgresAccountStore } from '../../lib/features/accounts/postgres-store'
 import type { StoredAccount, User } from '../../lib/features/accounts/store'
+import { describeAccountStoreContract } from '../../lib/testing/account-store'
 import { postgresForFile } from '../support/postgres'
 
 const db = postgresForFile('account-store')
@@ -46,6 +47,8 @@ const account = (userId: string, changes: Partial<StoredAccount> = {}): StoredAc
   lastUsedAt: null,
   ...changes,
 })
+
+describeAccountStoreContract('the PostgreSQL store', () => freshStore(), { describe, it, beforeEach })
 
 describe('migrate()', () => {
   it('can run again, and from many stores at once, and the store works after it', async () => {
