@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL account store holds the AccountStore contract, each test on tables of its own;
  * migrate() can run again and from many processes at once; the tables go where tablePrefix and
- * schema say; values that look like SQL are kept as they are; and a connection the server kills
- * costs the one call that was on it, never the process.
+ * schema say; unlinks keep the last way in whatever the server's default isolation; values that
+ * look like SQL are kept as they are; and a connection the server kills costs the one call that
+ * was on it, never the process.
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
