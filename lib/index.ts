@@ -18,6 +18,12 @@ export type { StartupHelpers } from './auth'
 export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './features/passkey/store'
 export type { VerificationRecord, VerificationStore } from './features/email/store'
 export { memoryAccounts } from './features/accounts/memory-store'
+export {
+  postgresAccounts,
+  type PostgresAccountStore,
+  type PostgresAccountsOptions,
+  type PostgresPool,
+} from './features/accounts/postgres-store'
 export type {
   AccountStore,
   AccountType,
