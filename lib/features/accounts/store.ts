@@ -43,7 +43,8 @@ export interface StoredAccount extends IdentityKey {
 }
 
 export type CreateUserResult =
-  | { readonly kind: 'created'; readonly user: User; readonly account: StoredAccount }
+  /** `account` is null when the user was created alone. */
+  | { readonly kind: 'created'; readonly user: User; readonly account: StoredAccount | null }
   /** The identity is linked already (a concurrent sign-up won): nothing was created. */
   | { readonly kind: 'identityTaken'; readonly account: StoredAccount }
   /** `user.emailVerified` is set and another user has that verified address: nothing was created. */
