@@ -55,9 +55,9 @@ export function memoryAccounts(): AccountStore {
       return { kind: 'created', user: copyUser(user), account: account && keep(account) }
     },
     async linkAccount(account) {
+      if (!users.has(account.userId)) return { kind: 'noUser' }
       const taken = identities.get(identityKey(account))
       if (taken) return { kind: 'identityTaken', account: copyAccount(taken) }
-      if (!users.has(account.userId)) return { kind: 'noUser' }
       return { kind: 'linked', account: keep(account) }
     },
     async unlinkAccount(userId, accountId, keptElsewhere) {
