@@ -78,7 +78,9 @@ describe('the published package', () => {
   it('ships the store contract suites at express-auth-service/testing, with their types', () => {
     expect(
       node(['-e', "const t = require('express-auth-service/testing'); console.log(Object.keys(t).sort().join(' '))"]),
-    ).toBe('describePasskeyStoreContract describeSessionStoreContract describeVerificationStoreContract')
+    ).toBe(
+      'describeAccountStoreContract describePasskeyStoreContract describeSessionStoreContract describeVerificationStoreContract',
+    )
     expect(existsSync(join(pkg, 'dist/lib/testing/index.d.ts'))).toBe(true)
     // Under node:test, as an author who uses neither Jest nor Vitest would: a toy store passes it.
     const report = node([

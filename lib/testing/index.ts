@@ -6,4 +6,5 @@
 export { describeSessionStoreContract, type SessionStoreLike } from './session-store'
 export { describeVerificationStoreContract } from './verification-store'
 export { describePasskeyStoreContract } from './passkey-store'
+export { describeAccountStoreContract } from './account-store'
 export type { TestFramework } from './types'

@@ -1,120 +1,122 @@
-import type {
-  AccountStore,
-  CreateUserResult,
-  IdentityKey,
-  LinkAccountResult,
-  StoredAccount,
-  UnlinkAccountResult,
-  User,
-} from './store'
+import type { AccountStore, IdentityKey, StoredAccount, User } from './store'
 
-const MEMORY = Symbol('memoryAccounts')
+/** What marks a store as memoryAccounts(), so that the feature can warn that it is one. */
+const IN_MEMORY = Symbol('memoryAccounts')
 
-/** One key per identity: the parts length-prefixed, so that no two identities share one. */
-function identityOf({ provider, issuer, subject }: IdentityKey): string {
-  return `${provider.length}:${provider}${issuer.length}:${issuer}${subject}`
+/** Whether `store` keeps accounts in this process's memory (memoryAccounts()). */
+export function isMemoryAccounts(store: unknown): boolean {
+  return typeof store === 'object' && store !== null && (store as { [IN_MEMORY]?: unknown })[IN_MEMORY] === true
 }
 
-const copyUser = (user: User): User => ({
-  ...user,
-  emailVerified: user.emailVerified && new Date(user.emailVerified),
-  createdAt: new Date(user.createdAt),
-})
-const copyAccount = (account: StoredAccount): StoredAccount => ({
-  ...account,
-  linkedAt: new Date(account.linkedAt),
-  lastUsedAt: account.lastUsedAt && new Date(account.lastUsedAt),
-})
-
 /**
- * Accounts in this process's memory, for development and tests: lost when the process stops and
- * not shared between instances (auth() says so at start-up). Every method's work is synchronous,
- * so the store's rules hold under concurrent calls without locks.
+ * Accounts in this process's memory, for development: lost when the process stops and not shared
+ * with other instances. Every lookup of an outside string is through a Map. Each method does its
+ * whole work before it first awaits, so the unique rules hold under concurrent calls by
+ * construction. Dates are copied in and out: a caller that changes one changes nothing here.
  */
 export function memoryAccounts(): AccountStore {
   const users = new Map<string, User>()
-  /** Account id → account. */
-  const accounts = new Map<string, StoredAccount>()
-  /** Identity → account id. */
-  const identities = new Map<string, string>()
-  /** Lower-case verified address → user id. */
+  /** Per user, their accounts by id, in the order they were linked. */
+  const accounts = new Map<string, Map<string, StoredAccount>>()
+  /** By identity (identityKey), the account. */
+  const identities = new Map<string, StoredAccount>()
+  /** By lower-case verified address, the user's id. */
   const addresses = new Map<string, string>()
-  const ofUser = (userId: string) => [...accounts.values()].filter((account) => account.userId === userId)
-  const address = (user: User) => (user.emailVerified && user.email ? user.email.toLowerCase() : null)
 
-  const store: AccountStore & { [MEMORY]: true } = {
-    [MEMORY]: true,
+  function keep(account: StoredAccount): StoredAccount {
+    const kept = copyAccount(account)
+    identities.set(identityKey(account), kept)
+    accounts.get(account.userId)?.set(account.id, kept)
+    return copyAccount(kept)
+  }
+
+  const store: AccountStore & { readonly [IN_MEMORY]: true } = {
+    [IN_MEMORY]: true,
     async findAccount(identity) {
-      const id = identities.get(identityOf(identity))
-      const account = id === undefined ? undefined : accounts.get(id)
-      return account ? copyAccount(account) : null
+      return copyOrNull(identities.get(identityKey(identity)), copyAccount)
     },
     async getUser(userId) {
-      const user = users.get(userId)
-      return user ? copyUser(user) : null
+      return copyOrNull(users.get(userId), copyUser)
     },
     async findUserByVerifiedEmail(email) {
-      const id = addresses.get(email.toLowerCase())
-      const user = id === undefined ? undefined : users.get(id)
-      return user ? copyUser(user) : null
+      const userId = addresses.get(email.toLowerCase())
+      return userId === undefined ? null : copyOrNull(users.get(userId), copyUser)
     },
-    async createUser(user, account): Promise<CreateUserResult> {
+    async createUser(user, account) {
       if (users.has(user.id)) return { kind: 'userExists' }
-      const taken = account && identities.get(identityOf(account))
-      if (taken) return { kind: 'identityTaken', account: copyAccount(accounts.get(taken)!) }
-      const verified = address(user)
-      const owner = verified === null ? undefined : addresses.get(verified)
-      if (owner !== undefined) return { kind: 'emailTaken', user: copyUser(users.get(owner)!) }
+      const taken = account && identities.get(identityKey(account))
+      if (taken) return { kind: 'identityTaken', account: copyAccount(taken) }
+      const address = verifiedAddress(user)
+      const owner = address === null ? undefined : users.get(addresses.get(address) ?? '')
+      if (owner) return { kind: 'emailTaken', user: copyUser(owner) }
       users.set(user.id, copyUser(user))
-      if (verified !== null) addresses.set(verified, user.id)
-      if (account) {
-        accounts.set(account.id, copyAccount(account))
-        identities.set(identityOf(account), account.id)
-      }
-      return { kind: 'created', user: copyUser(user), account: account && copyAccount(account) }
+      accounts.set(user.id, new Map())
+      if (address !== null) addresses.set(address, user.id)
+      return { kind: 'created', user: copyUser(user), account: account && keep(account) }
     },
-    async linkAccount(account): Promise<LinkAccountResult> {
-      const taken = identities.get(identityOf(account))
-      if (taken) return { kind: 'identityTaken', account: copyAccount(accounts.get(taken)!) }
+    async linkAccount(account) {
       if (!users.has(account.userId)) return { kind: 'noUser' }
-      accounts.set(account.id, copyAccount(account))
-      identities.set(identityOf(account), account.id)
-      return { kind: 'linked', account: copyAccount(account) }
+      const taken = identities.get(identityKey(account))
+      if (taken) return { kind: 'identityTaken', account: copyAccount(taken) }
+      return { kind: 'linked', account: keep(account) }
     },
-    async unlinkAccount(userId, accountId, keptElsewhere): Promise<UnlinkAccountResult> {
-      const account = accounts.get(accountId)
-      if (account?.userId !== userId) return 'missing'
-      if (ofUser(userId).length - 1 + keptElsewhere < 1) return 'last'
-      accounts.delete(accountId)
-      identities.delete(identityOf(account))
+    async unlinkAccount(userId, accountId, keptElsewhere) {
+      const own = accounts.get(userId)
+      const account = own?.get(accountId)
+      if (!own || !account) return 'missing'
+      if (own.size - 1 + keptElsewhere < 1) return 'last'
+      own.delete(accountId)
+      identities.delete(identityKey(account))
       return 'unlinked'
     },
     async listAccounts(userId) {
-      return ofUser(userId)
-        .sort((a, b) => a.linkedAt.getTime() - b.linkedAt.getTime())
-        .map(copyAccount)
+      return [...(accounts.get(userId)?.values() ?? [])].map(copyAccount)
     },
     async touchAccount(userId, accountId, at) {
-      const account = accounts.get(accountId)
-      if (account?.userId === userId) accounts.set(accountId, { ...account, lastUsedAt: new Date(at) })
+      const own = accounts.get(userId)
+      const account = own?.get(accountId)
+      if (own && account) keep({ ...account, lastUsedAt: at })
     },
     async deleteUser(userId) {
       const user = users.get(userId)
       if (!user) return false
-      for (const account of ofUser(userId)) {
-        accounts.delete(account.id)
-        identities.delete(identityOf(account))
-      }
-      const verified = address(user)
-      if (verified !== null && addresses.get(verified) === userId) addresses.delete(verified)
+      for (const account of accounts.get(userId)?.values() ?? []) identities.delete(identityKey(account))
+      const address = verifiedAddress(user)
+      if (address !== null && addresses.get(address) === userId) addresses.delete(address)
+      accounts.delete(userId)
       users.delete(userId)
       return true
     },
   }
-  return store
+  return Object.freeze(store)
 }
 
-/** Whether `store` is `memoryAccounts()`'s (auth() warns about it). */
-export function isMemoryAccounts(store: AccountStore): boolean {
-  return (store as Partial<Record<typeof MEMORY, true>>)[MEMORY] === true
+/** One string per identity; JSON keeps the three parts apart whatever they hold. */
+const identityKey = ({ provider, issuer, subject }: IdentityKey) => JSON.stringify([provider, issuer, subject])
+
+const verifiedAddress = (user: User) =>
+  user.email !== null && user.emailVerified !== null ? user.email.toLowerCase() : null
+
+const copyDate = (date: Date | null) => (date === null ? null : new Date(date.getTime()))
+
+const copyOrNull = <T>(value: T | undefined, copy: (value: T) => T) => (value === undefined ? null : copy(value))
+
+function copyUser(user: User): User {
+  const { id, name, email, emailVerified, image, createdAt } = user
+  return { id, name, email, emailVerified: copyDate(emailVerified), image, createdAt: new Date(createdAt.getTime()) }
+}
+
+function copyAccount(account: StoredAccount): StoredAccount {
+  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt } = account
+  return {
+    id,
+    userId,
+    provider,
+    issuer,
+    subject,
+    type,
+    label,
+    linkedAt: new Date(linkedAt.getTime()),
+    lastUsedAt: copyDate(lastUsedAt),
+  }
 }

@@ -43,6 +43,7 @@ export interface StoredAccount extends IdentityKey {
 }
 
 export type CreateUserResult =
+  /** `account` is null when the user was created alone. */
   | { readonly kind: 'created'; readonly user: User; readonly account: StoredAccount | null }
   /** The identity is linked already (a concurrent sign-up won): nothing was created. */
   | { readonly kind: 'identityTaken'; readonly account: StoredAccount }
