@@ -18,6 +18,7 @@ export type { StartupHelpers } from './auth'
 export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './features/passkey/store'
 export type { VerificationRecord, VerificationStore } from './features/email/store'
 export { memoryAccounts } from './features/accounts/memory-store'
+export { redisAccounts, type RedisAccountsOptions } from './features/accounts/redis-store'
 export {
   postgresAccounts,
   type PostgresAccountStore,

@@ -4,6 +4,7 @@ import { startApp, type App } from '../support/app-process'
 import { idpLogin } from '../support/idp-login'
 import { startIdp, type Idp } from '../support/idp'
 import { freePort } from '../support/process'
+import { postgresForFile } from '../support/postgres'
 import { sharedRedis, type SharedRedis } from '../support/redis'
 
 // Two real app processes on one account store, reached through one IdP: the races of the issue,
@@ -21,12 +22,12 @@ type Site = { origin: string; base: string }
 
 let redis: SharedRedis
 let idp: Idp
-let apps: App[] = []
-let sites: Site[] = []
+const postgres = postgresForFile('accounts_races')
+const ports: number[] = []
 
 beforeAll(async () => {
   redis = await sharedRedis()
-  const ports = [await freePort(), await freePort()]
+  ports.push(await freePort(), await freePort(), await freePort(), await freePort())
   const urls = ports.map((port) => `http://localhost:${port}`)
   idp = await startIdp({
     users: USERS,
@@ -60,6 +61,9 @@ async function whoami(browser: Browser, site: Site): Promise<string | null> {
   return ((await (await browser.jar.fetch(`${site.origin}/whoami`)).json()) as { userId: string | null }).userId
 }
 
+let apps: App[] = []
+let sites: Site[] = []
+
 async function accountsOf(userId: string): Promise<Array<{ provider: string }>> {
   return (await (await fetch(`${sites[0]!.origin}/admin/accounts/${encodeURIComponent(userId)}`)).json()) as Array<{
     provider: string
@@ -73,7 +77,26 @@ async function atProvider(browser: Browser, provider: string, login: string, que
   return idpLogin(new URL(started.headers.get('location')!), { jar: browser.jar, login })
 }
 
-describe('accounts on two instances and one Redis', () => {
+describe.each(['redis', 'postgres'] as const)('accounts on two instances and one store: %s', (kind) => {
+  beforeAll(async () => {
+    const env =
+      kind === 'redis'
+        ? { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix('accounts-races') }
+        : {
+            DATABASE_URL: process.env.POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test',
+            PG_SCHEMA: postgres.schema,
+          }
+    const file = path.join(__dirname, 'fixtures', 'accounts-app.ts')
+    const mine = kind === 'redis' ? ports.slice(0, 2) : ports.slice(2)
+    apps = await Promise.all(
+      mine.map((port) => startApp(file, { ...env, ACCOUNTS: kind, ISSUER: idp.issuer, PORT: String(port) })),
+    )
+    sites = apps.map((app) => ({ origin: app.url, base: `${app.url}/api/auth` }))
+  })
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.stop()))
+  })
+
   it('makes one user of twenty sign-ins of one new identity at once', async () => {
     const browsers = Array.from({ length: 20 }, (_, i) => new Browser(sites[i % 2]!))
     const callbacks = await Promise.all(browsers.map((browser) => atProvider(browser, 'oidc', 'alice')))
