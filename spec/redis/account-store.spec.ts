@@ -94,6 +94,8 @@ describe('redisAccounts() in Redis', () => {
   it('refuses what is not an ioredis client, a bad prefix and an unknown option, naming the fix', () => {
     expect(configError(() => redisAccounts({} as Redis))).toMatch(/ioredis client: `new Redis\(url\)`/)
     expect(configError(() => redisAccounts(single.client, { prefix: 'a b' }))).toMatch(/`prefix` must be 1 to 64/)
-    expect(configError(() => redisAccounts(single.client, { prefx: 'a:' } as never))).toMatch(/Did you mean `.*prefix`/)
+    expect(configError(() => redisAccounts(single.client, { prefx: 'a:' } as never))).toMatch(
+      /unknown option `prefx`; its one option is `prefix`/,
+    )
   })
 })
