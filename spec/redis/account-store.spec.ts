@@ -5,8 +5,10 @@
  */
 import { memoryAccounts } from '../../lib/features/accounts/memory-store'
 import { redisAccounts } from '../../lib/features/accounts/redis-store'
-import type { Cluster } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
 import { describeAccountStoreContract } from '../../lib/testing'
+import { identityOf, sampleAccount, sampleUser } from '../../lib/testing/account-samples'
+import { configError } from '../support/config-error'
 import { redisCluster, sharedRedisForFile, type TestCluster } from '../support/redis'
 
 describeAccountStoreContract('memoryAccounts()', () => memoryAccounts(), { describe, it, beforeEach })
@@ -36,5 +38,64 @@ describe('on a Redis Cluster', () => {
     describe,
     it,
     beforeEach,
+  })
+})
+
+describe('redisAccounts() in Redis', () => {
+  /** Every key under a prefix of the test's own. */
+  async function keysUnder(prefix: string): Promise<string[]> {
+    const found: string[] = []
+    let cursor = '0'
+    do {
+      const [next, keys] = await single.client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
+      cursor = next
+      found.push(...keys)
+    } while (cursor !== '0')
+    return found
+  }
+
+  it('puts no user id, address or subject in a key', async () => {
+    const prefix = single.redis.prefix('accounts-keys')
+    const store = redisAccounts(single.client, { prefix })
+    const user = sampleUser({ id: 'ada-lovelace', email: 'lovelace@example.com' })
+    await store.createUser(user, sampleAccount(user.id, { subject: 'analytical-engine' }))
+    const keys = await keysUnder(prefix)
+    expect(keys.length).toBeGreaterThan(0)
+    expect(keys.filter((key) => /lovelace|example|analytical/i.test(key.slice(prefix.length)))).toEqual([])
+  })
+
+  it('leaves no key of a deleted user behind', async () => {
+    const prefix = single.redis.prefix('accounts-erased')
+    const store = redisAccounts(single.client, { prefix })
+    const user = sampleUser()
+    await store.createUser(user, sampleAccount(user.id))
+    await store.linkAccount(sampleAccount(user.id))
+    await store.touchAccount(user.id, (await store.listAccounts(user.id))[0]!.id, new Date())
+    expect(await store.deleteUser(user.id)).toBe(true)
+    expect(await keysUnder(prefix)).toEqual([])
+  })
+
+  it('reads values that are not its own as nothing', async () => {
+    const prefix = single.redis.prefix('accounts-foreign')
+    const store = redisAccounts(single.client, { prefix })
+    const user = sampleUser()
+    const account = sampleAccount(user.id)
+    await store.createUser(user, account)
+    for (const key of await keysUnder(prefix)) {
+      if ((await single.client.type(key)) === 'hash') await single.client.hset(key, account.id, '{"id":7}')
+      else await single.client.set(key, '["not", "ours"]')
+    }
+    expect(await store.getUser(user.id)).toBeNull()
+    expect(await store.findAccount(identityOf(account))).toBeNull()
+    expect(await store.findUserByVerifiedEmail(user.email!)).toBeNull()
+    expect(await store.listAccounts(user.id)).toEqual([])
+  })
+
+  it('refuses what is not an ioredis client, a bad prefix and an unknown option, naming the fix', () => {
+    expect(configError(() => redisAccounts({} as Redis))).toMatch(/ioredis client: `new Redis\(url\)`/)
+    expect(configError(() => redisAccounts(single.client, { prefix: 'a b' }))).toMatch(/`prefix` must be 1 to 64/)
+    expect(configError(() => redisAccounts(single.client, { prefx: 'a:' } as never))).toMatch(
+      /unknown option `prefx`; its one option is `prefix`/,
+    )
   })
 })

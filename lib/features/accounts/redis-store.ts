@@ -2,7 +2,7 @@ import { ConfigurationError } from '../../infra/errors'
 import { storeHealth } from '../../infra/store/health'
 import { isRedisClient, redisRunner, type RedisClient, type RedisRunner } from '../../infra/store/redis'
 import { isRecord } from '../../infra/util/object'
-import { checkKeys, describe } from '../../infra/util/options'
+import { describe } from '../../infra/util/options'
 import { claims, type Claims } from './redis-claims'
 import { accountJson, parseAccount, parseUser, userJson, verifiedAddress } from './redis-records'
 import { CREATE, DELETE, LINK, REPLACE_FIELD, UNLINK } from './redis-scripts'
@@ -40,7 +40,11 @@ export function redisAccounts(redis: RedisClient, options: RedisAccountsOptions 
       `redisAccounts(redis) takes the app's ioredis client: \`new Redis(url)\` or \`new Cluster(nodes)\`; got ${describe(redis)}`,
     )
   if (!isRecord(options)) throw new ConfigurationError('redisAccounts(redis, options): options must be an object')
-  checkKeys(options, ['prefix'], 'redisAccounts options: ')
+  for (const key of Object.keys(options))
+    if (key !== 'prefix')
+      throw new ConfigurationError(
+        `redisAccounts(redis, options): unknown option \`${key}\`; its one option is \`prefix\` (such as 'myapp:auth:')`,
+      )
   const prefix = options.prefix ?? 'auth:'
   if (typeof prefix !== 'string' || !PREFIX.test(prefix))
     throw new ConfigurationError(
