@@ -35,7 +35,17 @@ export interface RecordedEvent {
 }
 
 /** Users at the IdP; their addresses are all verified unless a spec says otherwise. */
-export const USERS: readonly IdpUser[] = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace'].map((login) => ({
+export const USERS: readonly IdpUser[] = [
+  'alice',
+  'bob',
+  'carol',
+  'dave',
+  'erin',
+  'frank',
+  'grace',
+  'heidi',
+  'ivan',
+].map((login) => ({
   accountId: login,
   name: `${login[0]!.toUpperCase()}${login.slice(1)} Example`,
   email: `${login}@example.com`,

@@ -141,6 +141,25 @@ describe('link=true: a second way in for the signed-in user', () => {
   })
 })
 
+describe('a link abandoned at the IdP', () => {
+  it("does not make the next sign-in without link=true a link: the browser signs in as the identity's own user", async () => {
+    const heidi = await signedIn(h, 'second', 'heidi')
+    // Heidi asks to link `plain`, and leaves at the IdP's login page.
+    const asked = await startSignIn(h, heidi.browser, 'plain', { fields: { link: 'true' } })
+    expect(new URL(asked.headers.get('location')!).origin).toBe(h.idp.issuer)
+
+    // Then she signs in with `plain` as another person (no link asked): that is not heidi's way in.
+    const from = h.events.length
+    const switched = await signInAs(h, heidi.browser, 'plain', 'ivan')
+    expect(switched.headers.get('location')).toBe(`${h.origin}/welcome`)
+    expect(await h.waysIn(heidi.userId)).toEqual(['second'])
+    expect(eventsSince(h, from, 'accountLinked')).toEqual([])
+    const ivan = (await h.whoami(heidi.browser))!
+    expect(ivan).not.toBe(heidi.userId)
+    expect(await h.waysIn(ivan)).toEqual(['plain'])
+  })
+})
+
 describe('AccountAlreadyLinked: an identity of another user is never moved', () => {
   it("refuses to link another user's identity: the signed-in user's session and both users' ways in unchanged", async () => {
     const dave = await signedIn(h, 'oidc', 'dave')
