@@ -85,7 +85,13 @@ describe('POST /unlink', () => {
     const daves = await h.wayIn(dave.userId, 'plain')
     const from = h.events.length
 
-    for (const fields of [{ accountId: daves.id }, { accountId: 'no-such-account' }, { accountId: '' }, {}]) {
+    const asked: Array<Record<string, string>> = [
+      { accountId: daves.id },
+      { accountId: 'no-such-account' },
+      { accountId: '' },
+      {},
+    ]
+    for (const fields of asked) {
       const res = await unlink(erin.browser, fields)
       expect([fields, res.status, res.headers.get('location')]).toEqual([fields, 302, `${h.base}/error?error=Default`])
       const json = await unlink(erin.browser, { ...fields, json: 'true' })
