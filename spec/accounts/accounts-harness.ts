@@ -14,7 +14,7 @@ import { startHarness, type Harness, type HarnessExtras } from '../support/oauth
 /**
  * The accounts specs' app: the real IdP and its providers (../support/oauth-harness: `oidc` and
  * `second` are two OpenID clients of one IdP, `plain` plain OAuth 2 through userinfo), accounts in
- * memory, every accounts event recorded, and `/whoami`, the app's own reading of the session's
+ * memory (or the spec's store), every accounts event recorded, and `/whoami`, the app's own reading of the session's
  * user id (GET /session does not show it, as NextAuth's does not).
  */
 export interface AccountsHarness extends Harness {
@@ -52,7 +52,9 @@ export const USERS: readonly IdpUser[] = [
 }))
 
 export interface AccountsSetup {
-  /** `accounts`' options besides the store (a fresh memoryAccounts()). */
+  /** Default: a fresh memoryAccounts(). */
+  store?: AccountStore
+  /** `accounts`' options besides the store. */
   accounts?: Omit<AccountsOptions, 'store'>
   /** The app's signIn callback; default none. */
   signIn?: (params: SignInCallbackParams) => boolean | { userId: string } | Promise<boolean | { userId: string }>
@@ -62,7 +64,7 @@ export interface AccountsSetup {
 }
 
 export async function startAccounts(setup: AccountsSetup = {}): Promise<AccountsHarness> {
-  const store = memoryAccounts()
+  const store = setup.store ?? memoryAccounts()
   const events: RecordedEvent[] = []
   const record = (name: EventName) => (message: unknown) => {
     events.push({ name, message: message as Record<string, unknown> })
