@@ -5,7 +5,8 @@
 //
 // Config: port (0 = any free port), clients (static oidc-provider client metadata: client_id,
 // client_secret, redirect_uris, optional token_endpoint_auth_method, …), users
-// ([{ accountId, password?, name, email, picture? }], a user without a password accepts any),
+// ([{ accountId, password?, name, email, emailVerified?, picture? }], a user without a password accepts
+// any; emailVerified, default true, is the `email_verified` claim),
 // and optionally issuer (used verbatim instead of http://127.0.0.1:<port>), requirePkce (default
 // true), conformIdTokenClaims (default false), exitWhenStdinCloses (default false) and
 // backchannelLogout (default false: on, the backchannelLogout feature is enabled, for clients that
@@ -17,7 +18,9 @@
 // the refresh grant's), and countGrants (GET /test/grants answers {"refresh":n,"revoked":n}: the
 // refresh grants served and the grants revoked so far; POST /test/revoke-grants revokes every grant
 // a token was issued for, as a user withdrawing consent would), tokenEndpointDelayMs (every token request
-// answered that much later: concurrent clients then overlap).
+// answered that much later: concurrent clients then overlap), editableUsers (default false: on,
+// PUT /test/users/<accountId> with a JSON body of name, email and emailVerified changes what the IdP
+// says of that user from the next token on, as a provider whose user changed their address would).
 //
 // When it listens it prints exactly one line to stdout, `IDP_READY <issuer>`, and runs until
 // SIGTERM/SIGINT. Everything else (oidc-provider notices, errors) goes to stderr.
@@ -93,6 +96,12 @@ async function start() {
       grantIds.clear()
       return void Promise.all(revoked).then(() => res.end())
     }
+    if (config.editableUsers && req.method === 'PUT' && req.url.startsWith('/test/users/')) {
+      return void editUser(req, res).catch((error) => {
+        res.writeHead(400, { 'Content-Type': 'text/plain' })
+        res.end(String(error.message))
+      })
+    }
     if (config.tokenEndpointDelayMs && req.method === 'POST' && req.url === '/token') {
       return void setTimeout(() => oidc(req, res), config.tokenEndpointDelayMs)
     }
@@ -150,7 +159,7 @@ async function providerConfiguration(issuer) {
             sub,
             name: user.name,
             email: user.email,
-            email_verified: true,
+            email_verified: user.emailVerified ?? true,
             picture: user.picture ?? `${issuer}/avatar/${encodeURIComponent(sub)}.svg`,
           }
         },
@@ -260,6 +269,25 @@ async function ownRoutes(provider, req, res) {
     res.end()
   }
   return true
+}
+
+/** PUT /test/users/<accountId> (editableUsers): the user's name, email and emailVerified, from the JSON body. */
+async function editUser(req, res) {
+  const user = users.get(decodeURIComponent(req.url.slice('/test/users/'.length)))
+  if (!user) {
+    res.writeHead(404)
+    return void res.end()
+  }
+  let body = ''
+  for await (const chunk of req) {
+    body += chunk
+    if (body.length > 16384) throw new Error('body too large')
+  }
+  const changes = JSON.parse(body)
+  checkUser({ ...user, ...changes })
+  for (const key of ['name', 'email', 'emailVerified']) if (Object.hasOwn(changes, key)) user[key] = changes[key]
+  res.writeHead(204)
+  res.end()
 }
 
 /** Grants whatever the consent prompt says is missing (the pattern from oidc-provider's docs). */
@@ -400,12 +428,22 @@ function readConfig() {
   }
   if (!Array.isArray(parsed.users) || parsed.users.length === 0) fail('configuration needs at least one user')
   for (const user of parsed.users) {
-    if (!user.accountId || !user.email) fail(`user ${JSON.stringify(user)} needs accountId and email`)
+    try {
+      checkUser(user)
+    } catch (error) {
+      fail(error.message)
+    }
   }
   if (parsed.issuer !== undefined && new URL(parsed.issuer).pathname !== '/')
     fail('issuer must not have a path (the provider is served at the root)')
   if (parsed.issuer !== undefined) parsed.issuer = parsed.issuer.replace(/\/$/, '')
   return parsed
+}
+
+function checkUser(user) {
+  if (!user.accountId || !user.email) throw new Error(`user ${JSON.stringify(user)} needs accountId and email`)
+  if (user.emailVerified !== undefined && typeof user.emailVerified !== 'boolean')
+    throw new Error(`user ${user.accountId}: emailVerified must be true or false`)
 }
 
 function fail(message) {

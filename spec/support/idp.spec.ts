@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import { restoreClock, setClock, useClock } from './clock'
 import { CookieJar } from './cookie-jar'
-import { startIdp, type Idp } from './idp'
+import { editUser, startIdp, type Idp } from './idp'
 import { idpLogin } from './idp-login'
 
 // The test IdP on its own, with no code of ours: proves that the authorization code flow (PKCE,
@@ -161,6 +161,60 @@ test('the token endpoint rejects a wrong PKCE verifier, and PKCE is required', a
   )
   expect(noPkce.searchParams.get('error')).toBe('invalid_request')
   expect(noPkce.searchParams.get('error_description')).toMatch(/PKCE/)
+})
+
+describe('per-user claims', () => {
+  let other: Idp
+  beforeAll(async () => {
+    other = await startIdp({
+      clients: [client],
+      editableUsers: true,
+      users: [
+        { accountId: 'alice', name: 'Alice Example', email: 'alice@example.com' },
+        { accountId: 'eve', name: 'Eve Example', email: 'alice@example.com', emailVerified: false },
+      ],
+    })
+  })
+  afterAll(() => other?.stop())
+
+  /** The claims of a fresh ID token for `login`, from the IdP `other`. */
+  async function claimsOf(login: string) {
+    const meta = (await (await fetch(`${other.issuer}/.well-known/openid-configuration`)).json()) as Discovery
+    const request = authorizationRequest()
+    const url = new URL(meta.authorization_endpoint)
+    url.search = request.url.search
+    const back = await idpLogin(url, { jar: new CookieJar(), login })
+    const res = await fetch(meta.token_endpoint, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code') ?? '',
+        redirect_uri: REDIRECT_URI,
+        code_verifier: request.verifier,
+      }),
+    })
+    const { id_token: idToken } = (await res.json()) as { id_token: string }
+    return (await jwtVerify(idToken, createRemoteJWKSet(new URL(meta.jwks_uri)))).payload
+  }
+
+  test('a user configured with emailVerified: false gets email_verified false; the others true', async () => {
+    expect(await claimsOf('eve')).toMatchObject({ sub: 'eve', email: 'alice@example.com', email_verified: false })
+    expect(await claimsOf('alice')).toMatchObject({ sub: 'alice', email_verified: true })
+  })
+
+  test('editUser changes what the IdP says of a known sub from the next token on', async () => {
+    await editUser(other, 'alice', { email: 'alice@elsewhere.example', emailVerified: false })
+    expect(await claimsOf('alice')).toMatchObject({
+      sub: 'alice',
+      email: 'alice@elsewhere.example',
+      email_verified: false,
+    })
+    await expect(editUser(idp, 'alice', { email: 'x@example.com' })).rejects.toThrow('editableUsers')
+    await expect(editUser(other, 'nobody', { email: 'x@example.com' })).rejects.toThrow('404')
+  })
 })
 
 describe('CookieJar', () => {

@@ -30,6 +30,8 @@ export interface IdpUser {
   password?: string
   name: string
   email: string
+  /** The `email_verified` claim; default true. False: a provider that did not check the address. */
+  emailVerified?: boolean
   /** Defaults to an avatar the IdP serves itself. */
   picture?: string
 }
@@ -67,6 +69,8 @@ export interface StartIdpOptions {
   countGrants?: boolean
   /** Every token request answered this many ms later, so that concurrent refreshes overlap. */
   tokenEndpointDelayMs?: number
+  /** Serve PUT /test/users/:accountId, so that `editUser(idp, …)` changes a user's claims. Default false. */
+  editableUsers?: boolean
   /** How long to wait for IDP_READY; default 15 s. */
   timeoutMs?: number
   /** Echo the IdP's stderr (its errors and rejected requests) to ours. */
@@ -102,6 +106,7 @@ export function startIdp(options: StartIdpOptions): Promise<Idp> {
     refreshedAccessTokenTtl: options.refreshedAccessTokenTtl,
     countGrants: options.countGrants,
     tokenEndpointDelayMs: options.tokenEndpointDelayMs,
+    editableUsers: options.editableUsers,
     // If this process dies without calling stop(), the IdP sees its stdin close and exits.
     exitWhenStdinCloses: true,
   }
@@ -192,4 +197,20 @@ export async function grantCounts(idp: Idp): Promise<{ refresh: number; revoked:
 export async function revokeGrants(idp: Idp): Promise<void> {
   const res = await fetch(`${idp.issuer}/test/revoke-grants`, { method: 'POST' })
   if (!res.ok) throw new Error(`POST /test/revoke-grants answered ${res.status}: start the IdP with countGrants`)
+}
+
+/**
+ * What the IdP says of a known `sub` from its next token on (an IdP started with `editableUsers`):
+ * a user who changed their address at the provider, or a provider that lets anyone claim one.
+ */
+export async function editUser(
+  idp: Idp,
+  accountId: string,
+  changes: Partial<Pick<IdpUser, 'name' | 'email' | 'emailVerified'>>,
+): Promise<void> {
+  const res = await fetch(`${idp.issuer}/test/users/${encodeURIComponent(accountId)}`, {
+    method: 'PUT',
+    body: JSON.stringify(changes),
+  })
+  if (res.status !== 204) throw new Error(`PUT /test/users answered ${res.status}: start the IdP with editableUsers`)
 }

@@ -1,6 +1,7 @@
-import { oidc, type AuthOptions, type LogEntry } from '../../lib'
+import type { Express } from 'express'
+import { oidc, type AuthOptions, type AuthRouter, type LogEntry } from '../../lib'
 import { freeSite, serve } from './app'
-import { startIdp, type Idp } from './idp'
+import { startIdp, type Idp, type StartIdpOptions } from './idp'
 import { freePort } from './process'
 import { discover, oauthProviders } from './oauth-providers'
 
@@ -13,14 +14,23 @@ export interface Harness {
   origin: string
   idp: Idp
   logs: LogEntry[]
+  /** The router `auth()` made, with its helpers. */
+  router: AuthRouter
   stop(): Promise<void>
 }
 
-export async function startHarness(options: Partial<AuthOptions> = {}): Promise<Harness> {
+/** `idp`: the IdP's users and switches (default: alice alone); `setup`: the app's own routes, before the service's. */
+export interface HarnessExtras {
+  idp?: Pick<StartIdpOptions, 'users' | 'editableUsers'>
+  setup?: (app: Express) => void
+}
+
+export async function startHarness(options: Partial<AuthOptions> = {}, extras: HarnessExtras = {}): Promise<Harness> {
   const site = await freeSite()
   const deadPort = await freePort()
   const callbacks = ['oidc', 'plain', 'wrongsecret', 'deadtoken', 'passport'].map((id) => `${site.base}/callback/${id}`)
   const idp = await startIdp({
+    ...extras.idp,
     clients: [
       {
         client_id: 'app',
@@ -54,13 +64,14 @@ export async function startHarness(options: Partial<AuthOptions> = {}): Promise<
       ],
       ...options,
     },
-    { site },
+    { site, ...(extras.setup ? { setup: extras.setup } : {}) },
   )
   return {
     base: served.base,
     origin: served.origin,
     idp,
     logs: served.logs,
+    router: served.router,
     stop: async () => {
       await served.close()
       await idp.stop()

@@ -37,13 +37,14 @@ export function identifyUser(runtime: AccountsRuntime): (event: IdentifyEvent) =
     if (chosen !== undefined) return steps.adopt(chosen, key, pending)
     // A passkey sign-up: the passkey store keeps the way in (the input's `prepare`), not ours.
     const known = key === null ? null : await runtime.call((store) => store.findAccount(key))
-    if (known !== null) {
-      await runtime.call((store) => store.touchAccount(known.userId, known.id, new Date()))
-      return steps.signedIn(await runtime.call((store) => store.getUser(known.userId)), pending)
-    }
+    if (known !== null) return steps.known(known, pending)
     const verified = input.identity?.verifiedEmail
     if (key !== null && verified !== undefined) {
       const owner = await runtime.call((store) => store.findUserByVerifiedEmail(verified))
+      // A concurrent first sign-in of this very identity may have made that user since findAccount
+      // (its user and account are written together): then this is its user, not a confirm path.
+      const since = owner && (await runtime.call((store) => store.findAccount(key)))
+      if (since) return steps.known(since, pending)
       if (owner !== null) return steps.sameAddress(owner, key)
     }
     if (!runtime.signUp) return steps.refuse('AccessDenied', 'a new identity, and accounts.signUp is false')
@@ -105,6 +106,12 @@ class Steps {
     const created = await this.runtime.call((store) => store.createUser(this.newUser(userId, undefined), null))
     if (created.kind === 'created') await this.created(created.user)
     return this.runtime.call((store) => store.getUser(userId))
+  }
+
+  /** A known identity: its user, the account's use recorded. */
+  async known(account: StoredAccount, pending: LinkState | null): Promise<Identified> {
+    await this.runtime.call((store) => store.touchAccount(account.userId, account.id, new Date()))
+    return this.signedIn(await this.runtime.call((store) => store.getUser(account.userId)), pending)
   }
 
   /**

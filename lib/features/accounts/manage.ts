@@ -95,8 +95,13 @@ export function createAccountHelpers(runtime: AccountsRuntime | null, services: 
     return runtime
   }
   return Object.freeze({
-    getUser: (userId: string) => ready(userId, 'getUser').call((store) => store.getUser(userId)),
-    listAccounts: (userId: string) => listWaysIn(ready(userId, 'listAccounts'), services(), userId),
+    // Async, as the others: a missing option or a wrong id rejects the promise rather than throw at the call.
+    async getUser(userId: string) {
+      return ready(userId, 'getUser').call((store) => store.getUser(userId))
+    },
+    async listAccounts(userId: string) {
+      return listWaysIn(ready(userId, 'listAccounts'), services(), userId)
+    },
     async unlinkAccount(userId: string, accountId: string) {
       const result = await unlinkWayIn(ready(userId, 'unlinkAccount'), services(), userId, String(accountId))
       if (result === 'last') throw new AuthError('LastSignInMethod', "the user's last way in is never unlinked")

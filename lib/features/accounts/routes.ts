@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context'
 import type { SessionRecord } from '../../infra/config/types'
-import { LINK_SECONDS, writeLinkState } from './link-cookie'
+import { clearLinkState, LINK_SECONDS, readLinkState, writeLinkState } from './link-cookie'
 import { unlinkWayIn } from './manage'
 import type { AccountsRuntime } from './runtime'
 
@@ -33,10 +33,15 @@ async function signInFirst(ctx: Context, record: SessionRecord | null, runtime: 
  * Before a provider's `POST /signin/:provider`: `link=true` (the form field, or the query NextAuth's
  * `signIn(id, options, { link: 'true' })` sends) from a recent session marks this browser's next
  * sign-in with that provider as a link to the session's user. True when it answered instead.
+ * A sign-in that does not ask to link ends a link asked before and left at the provider: else it
+ * would link whatever identity comes back to the signed-in user (a confirm path waiting goes on).
  */
 export function startLink(runtime: AccountsRuntime): (ctx: Context) => Promise<boolean> {
   return async (ctx) => {
-    if (ctx.param('link') !== 'true' || ctx.providerId === undefined) return false
+    if (ctx.param('link') !== 'true' || ctx.providerId === undefined) {
+      if (readLinkState(ctx, runtime.keys)?.kind === 'link') clearLinkState(ctx)
+      return false
+    }
     const record = await ctx.svc.sessions.read(ctx.sessionCookie())
     if (record === null || !recent(record, runtime)) {
       await signInFirst(ctx, record, runtime, 'a link')
