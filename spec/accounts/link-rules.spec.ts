@@ -82,6 +82,9 @@ describe('link=true: a second way in for the signed-in user', () => {
   it("links with the query parameter NextAuth's signIn(id, options, { link: 'true' }) sends", async () => {
     const { browser, userId } = await signedIn(h, 'oidc', 'bob')
     const from = h.events.length
+    // The service's own parameter: the provider is not told that the user is linking.
+    const started = await startSignIn(h, browser, 'second', { query: { link: 'true' } })
+    expect(new URL(started.headers.get('location')!).searchParams.has('link')).toBe(false)
     const linked = await signInAs(h, browser, 'second', 'bob', { query: { link: 'true' } })
     expect(linked.headers.get('location')).toBe(`${h.origin}/welcome`)
     expect(await h.whoami(browser)).toBe(userId)

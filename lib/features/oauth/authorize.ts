@@ -21,10 +21,14 @@ const PROTECTED = new Set([
   'code_verifier',
 ])
 
+/** Ours, read by the service itself (accounts' `link=true`): the provider is not told. */
+const OWN = new Set(['link'])
+
 /** The extra authorization parameters of a sign-in POST's query string (the client's third signIn argument). */
 export function extraParams(query: URLSearchParams): Record<string, string> {
   const params = new Map<string, string>()
-  for (const [name, value] of query) if (!PROTECTED.has(name) && !params.has(name)) params.set(name, value)
+  for (const [name, value] of query)
+    if (!PROTECTED.has(name) && !OWN.has(name) && !params.has(name)) params.set(name, value)
   return Object.fromEntries(params)
 }
 
