@@ -12,7 +12,9 @@ import { sharedRedis, type SharedRedis } from '../support/redis'
 // identity at once make one user; two links of one identity to two users at once link it once.
 jest.setTimeout(120_000)
 
-const USERS = ['alice', 'bob', 'carol', 'dave'].map((name) => ({
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const USERS = ['alice', 'bob', 'carol', 'dave', 'erin'].map((name) => ({
   accountId: name,
   name: `${name[0]!.toUpperCase()}${name.slice(1)} Example`,
   email: `${name}@example.com`,
@@ -134,5 +136,25 @@ describe.each(['redis', 'postgres'] as const)('accounts on two instances and one
     expect(linked).toHaveLength(1)
     // Whoever lost is still signed in as themselves.
     expect([await whoami(first, sites[0]!), await whoami(second, sites[1]!)]).toEqual([bob, carol])
+  })
+
+  it('erases a user: deleteUser ends the sessions on both instances, and the identity signs up afresh', async () => {
+    const browsers = [new Browser(sites[0]!), new Browser(sites[1]!)]
+    for (const browser of browsers) await browser.returnTo(await atProvider(browser, 'oidc', 'erin'))
+    const ids = await Promise.all(browsers.map((browser, i) => whoami(browser, sites[i]!)))
+    expect(ids[0]).toBe(ids[1])
+    const userId = ids[0]!
+    const deleted = await fetch(`${sites[0]!.origin}/admin/delete/${encodeURIComponent(userId)}`, { method: 'POST' })
+    expect(await deleted.json()).toEqual({ existed: true })
+    // Cookie sessions of a deleted user are refused on the other instance too, once Redis tells it.
+    const deadline = Date.now() + 5000
+    while (Date.now() < deadline && (await whoami(browsers[1]!, sites[1]!)) !== null) await sleep(50)
+    expect(await Promise.all(browsers.map((browser, i) => whoami(browser, sites[i]!)))).toEqual([null, null])
+    expect(await accountsOf(userId)).toEqual([])
+    const again = new Browser(sites[1]!)
+    await again.returnTo(await atProvider(again, 'oidc', 'erin'))
+    const fresh = await whoami(again, sites[1]!)
+    expect(fresh).not.toBeNull()
+    expect(fresh).not.toBe(userId)
   })
 })
