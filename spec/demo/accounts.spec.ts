@@ -1,0 +1,142 @@
+import { join } from 'node:path'
+import { Browser } from '../support/browser'
+import { eventually, openLink, printedLink } from '../support/demo'
+import { forms, type Form } from '../support/forms'
+import { freePort, startProcess, type Started } from '../support/process'
+
+/**
+ * The demo's accounts over HTTP, with its embedded identity provider: the home page lists the
+ * signed-in user's ways in; each "Link another" form posts that provider's sign-in with
+ * `link=true`, and what comes back is linked to the same user; each "Unlink" posts `{base}/unlink`
+ * and that way in is gone; the last one is refused, on the service's page saying why.
+ */
+
+const root = join(__dirname, '../..')
+
+let demo: Started
+let origin: string
+let base: string
+
+beforeAll(async () => {
+  const [port, idpPort] = await Promise.all([freePort(), freePort()])
+  origin = `http://localhost:${port}`
+  base = `${origin}/api/auth`
+  // From its TypeScript, as the browser specs start it: no build to wait for or to share.
+  demo = await startProcess(
+    process.execPath,
+    ['--require', join(root, 'spec/e2e/esbuild-child.js'), join(root, 'examples/demo/server.ts')],
+    {
+      env: {
+        PORT: String(port),
+        DEMO_IDP_PORT: String(idpPort),
+        SERVICE_AUTH_URL: '',
+        SERVICE_AUTH_SECRET: '',
+        SMTP_URL: '',
+        EMAIL_FROM: '',
+        REDIS_URL: '',
+        DATABASE_URL: '',
+        OIDC_ISSUER: '',
+        OIDC_CLIENT_ID: '',
+        OIDC_CLIENT_SECRET: '',
+      },
+      ready: /listening on http/,
+      timeoutMs: 30_000,
+    },
+  )
+}, 40_000)
+
+afterAll(() => demo?.stop())
+
+/** The home page as this browser sees it: the ways in listed (their text), and its forms. */
+async function home(browser: Browser): Promise<{ ways: string[]; forms: Form[] }> {
+  const page = await browser.jar.fetch(`${origin}/`)
+  expect(page.status).toBe(200)
+  const html = await page.text()
+  const ways = [...html.matchAll(/<li class="way-in"><strong>([^<]*)<\/strong>([^<]*)/g)].map(
+    ([, provider, label]) => `${provider}${label}`,
+  )
+  return { ways, forms: forms(html) }
+}
+
+/** The home page's form with this button. */
+function formOf(page: { forms: Form[] }, button: string): Form {
+  const found = page.forms.filter((form) => form.buttons.includes(button))
+  expect(found).toHaveLength(1)
+  return found[0]!
+}
+
+const post = (browser: Browser, form: Form, extra: Record<string, string> = {}) =>
+  browser.jar.fetch(new URL(form.action, origin), {
+    method: 'POST',
+    body: new URLSearchParams({ ...form.fields, ...extra }),
+  })
+
+describe("the demo's accounts", () => {
+  it('says at start that they live in its memory, as the package warns', () => {
+    expect(demo.output()).toContain(
+      "demo: neither DATABASE_URL nor REDIS_URL is set; accounts live in this process's memory and end when the demo stops\n",
+    )
+    expect(demo.output()).toContain("accounts are kept in this process's memory (memoryAccounts())")
+  })
+
+  it('lists the ways in; "Link another" links e-mail and Demo to the same user, "Unlink" removes them, never the last', async () => {
+    const browser = new Browser({ origin, base })
+    await browser.signIn('oidc', { callbackUrl: '/' })
+    let page = await home(browser)
+    expect(page.ways).toEqual(['Demo: alice@example.com'])
+    // One "Unlink" per way in; "Link Email" for the provider not linked (a passkey has "Add a passkey").
+    const unlinkDemo = formOf(page, 'Unlink')
+    expect(unlinkDemo).toMatchObject({ method: 'post', action: '/api/auth/unlink' })
+    expect(unlinkDemo.hidden).toEqual({
+      csrfToken: await browser.csrfToken(),
+      callbackUrl: '/',
+      accountId: expect.any(String),
+    })
+    const linkEmail = formOf(page, 'Link Email')
+    expect(linkEmail).toMatchObject({ method: 'post', action: '/api/auth/signin/email' })
+    expect(linkEmail.hidden).toEqual({ csrfToken: await browser.csrfToken(), callbackUrl: '/', link: 'true' })
+    expect(linkEmail.inputs.find(({ name }) => name === 'email')).toMatchObject({ type: 'email', value: '' })
+    expect(page.forms.some((form) => form.buttons.includes('Link Demo'))).toBe(false)
+
+    // Link Email: the link printed for the address, opened in this browser, adds it to this user.
+    const sent = await post(browser, linkEmail, { email: 'alice.mail@example.com' })
+    expect(sent.headers.get('location')).toBe(`${base}/verify-request?provider=email&type=email`)
+    const link = await eventually(
+      () => printedLink('alice.mail@example.com').exec(demo.output())?.[1],
+      'sign-in link on the console',
+    )
+    expect((await openLink(browser.jar, link, 'alice.mail@example.com')).headers.get('location')).toBe(`${origin}/`)
+    page = await home(browser)
+    expect(page.ways).toEqual(['Demo: alice@example.com', 'Email: alice.mail@example.com'])
+    // The sign-in that linked it renewed the CSRF token: the page's new forms carry the new one.
+    const unlinks = page.forms.filter((form) => form.buttons.includes('Unlink'))
+    expect(unlinks.map((form) => form.hidden.accountId)).toEqual([unlinkDemo.hidden.accountId, expect.any(String)])
+    expect(page.forms.some((form) => form.buttons.some((button) => button.startsWith('Link ')))).toBe(false)
+
+    // Unlink Demo: back home, e-mail is the one way in left, and "Link Demo" is offered.
+    const unlinked = await post(browser, unlinks[0]!)
+    expect([unlinked.status, unlinked.headers.get('location')]).toEqual([302, `${origin}/`])
+    page = await home(browser)
+    expect(page.ways).toEqual(['Email: alice.mail@example.com'])
+
+    // Link Demo: the sign-in at the identity provider, and back to the same user.
+    const started = await post(browser, formOf(page, 'Link Demo'))
+    expect(started.status).toBe(302)
+    const callback = await browser.login(new URL(started.headers.get('location')!))
+    expect((await browser.returnTo(callback)).headers.get('location')).toBe(`${origin}/`)
+    page = await home(browser)
+    expect(page.ways).toEqual(['Email: alice.mail@example.com', 'Demo: alice@example.com'])
+
+    // Unlink both: the first goes, the last is refused with the page that says why.
+    const [unlinkEmail] = page.forms.filter((form) => form.buttons.includes('Unlink'))
+    await post(browser, unlinkEmail!)
+    page = await home(browser)
+    expect(page.ways).toEqual(['Demo: alice@example.com'])
+    const refused = await post(browser, formOf(page, 'Unlink'))
+    expect(refused.headers.get('location')).toBe(`${base}/error?error=LastSignInMethod`)
+    const explained = await browser.jar.fetch(refused.headers.get('location')!)
+    expect(explained.status).toBe(409)
+    expect(await explained.text()).toContain('This is the only way left to sign in to your account.')
+    expect((await home(browser)).ways).toEqual(['Demo: alice@example.com'])
+  })
+})
