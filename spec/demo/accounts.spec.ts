@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { Browser } from '../support/browser'
 import { eventually, openLink, printedLink } from '../support/demo'
 import { forms, type Form } from '../support/forms'
+import { postgresForFile } from '../support/postgres'
 import { freePort, startProcess, type Started } from '../support/process'
 
 /**
@@ -13,16 +14,20 @@ import { freePort, startProcess, type Started } from '../support/process'
 
 const root = join(__dirname, '../..')
 
-let demo: Started
-let origin: string
-let base: string
+interface Demo {
+  process: Started
+  origin: string
+  base: string
+}
 
-beforeAll(async () => {
+/**
+ * The demo from its TypeScript, as the browser specs start it (no build to wait for or to share),
+ * with `env` over settings that keep it to itself: no Redis, no PostgreSQL, no mail server.
+ */
+async function startDemo(env: Record<string, string> = {}): Promise<Demo> {
   const [port, idpPort] = await Promise.all([freePort(), freePort()])
-  origin = `http://localhost:${port}`
-  base = `${origin}/api/auth`
-  // From its TypeScript, as the browser specs start it: no build to wait for or to share.
-  demo = await startProcess(
+  const origin = `http://localhost:${port}`
+  const process_ = await startProcess(
     process.execPath,
     ['--require', join(root, 'spec/e2e/esbuild-child.js'), join(root, 'examples/demo/server.ts')],
     {
@@ -38,17 +43,17 @@ beforeAll(async () => {
         OIDC_ISSUER: '',
         OIDC_CLIENT_ID: '',
         OIDC_CLIENT_SECRET: '',
+        ...env,
       },
       ready: /listening on http/,
       timeoutMs: 30_000,
     },
   )
-}, 40_000)
-
-afterAll(() => demo?.stop())
+  return { process: process_, origin, base: `${origin}/api/auth` }
+}
 
 /** The home page as this browser sees it: the ways in listed (their text), and its forms. */
-async function home(browser: Browser): Promise<{ ways: string[]; forms: Form[] }> {
+async function home(browser: Browser, { origin }: Demo): Promise<{ ways: string[]; forms: Form[] }> {
   const page = await browser.jar.fetch(`${origin}/`)
   expect(page.status).toBe(200)
   const html = await page.text()
@@ -65,24 +70,32 @@ function formOf(page: { forms: Form[] }, button: string): Form {
   return found[0]!
 }
 
-const post = (browser: Browser, form: Form, extra: Record<string, string> = {}) =>
-  browser.jar.fetch(new URL(form.action, origin), {
+/** The browser submits `form` of a page of `demo`, with `extra` typed into it. */
+const post = (demo: Demo, browser: Browser, form: Form, extra: Record<string, string> = {}) =>
+  browser.jar.fetch(new URL(form.action, demo.origin), {
     method: 'POST',
     body: new URLSearchParams({ ...form.fields, ...extra }),
   })
 
-describe("the demo's accounts", () => {
+describe("the demo's accounts, in its memory", () => {
+  let demo: Demo
+  beforeAll(async () => {
+    demo = await startDemo()
+  }, 40_000)
+  afterAll(() => demo?.process.stop())
+
   it('says at start that they live in its memory, as the package warns', () => {
-    expect(demo.output()).toContain(
+    expect(demo.process.output()).toContain(
       "demo: neither DATABASE_URL nor REDIS_URL is set; accounts live in this process's memory and end when the demo stops\n",
     )
-    expect(demo.output()).toContain("accounts are kept in this process's memory (memoryAccounts())")
+    expect(demo.process.output()).toContain("accounts are kept in this process's memory (memoryAccounts())")
   })
 
   it('lists the ways in; "Link another" links e-mail and Demo to the same user, "Unlink" removes them, never the last', async () => {
+    const { origin, base } = demo
     const browser = new Browser({ origin, base })
     await browser.signIn('oidc', { callbackUrl: '/' })
-    let page = await home(browser)
+    let page = await home(browser, demo)
     expect(page.ways).toEqual(['Demo: alice@example.com'])
     // One "Unlink" per way in; "Link Email" for the provider not linked (a passkey has "Add a passkey").
     const unlinkDemo = formOf(page, 'Unlink')
@@ -99,14 +112,14 @@ describe("the demo's accounts", () => {
     expect(page.forms.some((form) => form.buttons.includes('Link Demo'))).toBe(false)
 
     // Link Email: the link printed for the address, opened in this browser, adds it to this user.
-    const sent = await post(browser, linkEmail, { email: 'alice.mail@example.com' })
+    const sent = await post(demo, browser, linkEmail, { email: 'alice.mail@example.com' })
     expect(sent.headers.get('location')).toBe(`${base}/verify-request?provider=email&type=email`)
     const link = await eventually(
-      () => printedLink('alice.mail@example.com').exec(demo.output())?.[1],
+      () => printedLink('alice.mail@example.com').exec(demo.process.output())?.[1],
       'sign-in link on the console',
     )
     expect((await openLink(browser.jar, link, 'alice.mail@example.com')).headers.get('location')).toBe(`${origin}/`)
-    page = await home(browser)
+    page = await home(browser, demo)
     expect(page.ways).toEqual(['Demo: alice@example.com', 'Email: alice.mail@example.com'])
     // The sign-in that linked it renewed the CSRF token: the page's new forms carry the new one.
     const unlinks = page.forms.filter((form) => form.buttons.includes('Unlink'))
@@ -114,29 +127,55 @@ describe("the demo's accounts", () => {
     expect(page.forms.some((form) => form.buttons.some((button) => button.startsWith('Link ')))).toBe(false)
 
     // Unlink Demo: back home, e-mail is the one way in left, and "Link Demo" is offered.
-    const unlinked = await post(browser, unlinks[0]!)
+    const unlinked = await post(demo, browser, unlinks[0]!)
     expect([unlinked.status, unlinked.headers.get('location')]).toEqual([302, `${origin}/`])
-    page = await home(browser)
+    page = await home(browser, demo)
     expect(page.ways).toEqual(['Email: alice.mail@example.com'])
 
     // Link Demo: the sign-in at the identity provider, and back to the same user.
-    const started = await post(browser, formOf(page, 'Link Demo'))
+    const started = await post(demo, browser, formOf(page, 'Link Demo'))
     expect(started.status).toBe(302)
     const callback = await browser.login(new URL(started.headers.get('location')!))
     expect((await browser.returnTo(callback)).headers.get('location')).toBe(`${origin}/`)
-    page = await home(browser)
+    page = await home(browser, demo)
     expect(page.ways).toEqual(['Email: alice.mail@example.com', 'Demo: alice@example.com'])
 
     // Unlink both: the first goes, the last is refused with the page that says why.
     const [unlinkEmail] = page.forms.filter((form) => form.buttons.includes('Unlink'))
-    await post(browser, unlinkEmail!)
-    page = await home(browser)
+    await post(demo, browser, unlinkEmail!)
+    page = await home(browser, demo)
     expect(page.ways).toEqual(['Demo: alice@example.com'])
-    const refused = await post(browser, formOf(page, 'Unlink'))
+    const refused = await post(demo, browser, formOf(page, 'Unlink'))
     expect(refused.headers.get('location')).toBe(`${base}/error?error=LastSignInMethod`)
     const explained = await browser.jar.fetch(refused.headers.get('location')!)
     expect(explained.status).toBe(409)
     expect(await explained.text()).toContain('This is the only way left to sign in to your account.')
-    expect((await home(browser)).ways).toEqual(['Demo: alice@example.com'])
+    expect((await home(browser, demo)).ways).toEqual(['Demo: alice@example.com'])
+  })
+})
+
+describe('the demo with DATABASE_URL', () => {
+  // The machine's PostgreSQL, in a schema of this file's own (its search_path in the URL's options).
+  const postgres = postgresForFile('demo accounts')
+  let demo: Demo
+  beforeAll(async () => {
+    const url = new URL(process.env.POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test')
+    url.searchParams.set('options', `-c search_path=${postgres.schema}`)
+    demo = await startDemo({ DATABASE_URL: url.href })
+  }, 40_000)
+  afterAll(() => demo?.process.stop())
+
+  it('keeps them there: its tables made at start, a sign-up a row, and the home page lists it', async () => {
+    expect(demo.process.output()).toMatch(
+      /^demo: accounts are kept in PostgreSQL at postgres:\/\/127\.0\.0\.1:5432\/test\n/m,
+    )
+    expect(demo.process.output()).not.toMatch(/accounts (?:are kept|live) in this process's memory/)
+    const browser = new Browser(demo)
+    await browser.signIn('oidc', { callbackUrl: '/' })
+    expect((await home(browser, demo)).ways).toEqual(['Demo: alice@example.com'])
+    const { rows } = await postgres.admin.query(
+      `SELECT u.name, a.provider, a.subject FROM "${postgres.schema}".auth_users u JOIN "${postgres.schema}".auth_accounts a ON a.user_id = u.id`,
+    )
+    expect(rows).toEqual([{ name: 'Alice Example', provider: 'oidc', subject: 'alice' }])
   })
 })
