@@ -9,7 +9,9 @@ import { freePort, startProcess, type Started } from '../support/process'
  * The demo's accounts over HTTP, with its embedded identity provider: the home page lists the
  * signed-in user's ways in; each "Link another" form posts that provider's sign-in with
  * `link=true`, and what comes back is linked to the same user; each "Unlink" posts `{base}/unlink`
- * and that way in is gone; the last one is refused, on the service's page saying why.
+ * and that way in is gone; the last one is refused, on the service's page saying why. An e-mail
+ * sign-in with the address Alice's provider verified takes the confirm path. With DATABASE_URL the
+ * accounts are rows of PostgreSQL.
  */
 
 const root = join(__dirname, '../..')
@@ -151,6 +153,27 @@ describe("the demo's accounts, in its memory", () => {
     expect(explained.status).toBe(409)
     expect(await explained.text()).toContain('This is the only way left to sign in to your account.')
     expect((await home(browser, demo)).ways).toEqual(['Demo: alice@example.com'])
+  })
+
+  it("takes the confirm path: an e-mail sign-in with Alice's verified address is linked once Alice signs in with Demo", async () => {
+    const { origin, base } = demo
+    const browser = new Browser({ origin, base })
+    await browser.signIn('oidc', { callbackUrl: '/' })
+    await browser.signOut()
+    const sent = await browser.jar.fetch(`${base}/signin/email`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrfToken: await browser.csrfToken(), callbackUrl: '/', email: 'alice@example.com' }),
+    })
+    expect(sent.headers.get('location')).toBe(`${base}/verify-request?provider=email&type=email`)
+    const link = await eventually(
+      () => printedLink('alice@example.com').exec(demo.process.output())?.[1],
+      'sign-in link on the console',
+    )
+    const waiting = await openLink(browser.jar, link, 'alice@example.com')
+    expect(waiting.headers.get('location')).toBe(`${base}/error?error=OAuthAccountNotLinked`)
+    expect(await browser.session()).toEqual({})
+    await browser.signIn('oidc', { callbackUrl: '/' })
+    expect((await home(browser, demo)).ways).toEqual(['Demo: alice@example.com', 'Email: alice@example.com'])
   })
 })
 
