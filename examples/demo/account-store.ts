@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis'
 import type { Pool } from 'pg'
-import * as library from '../../lib'
-import { memoryAccounts, postgresAccounts, type AccountStore } from '../../lib'
+import { memoryAccounts, postgresAccounts, redisAccounts, type AccountStore } from '../../lib'
 import { databaseUrlForDisplay, redisUrlForDisplay, type DemoSettings } from './settings'
 
 /** Where the demo keeps its users and their ways in, and what it says about that at start. */
@@ -25,28 +24,16 @@ export async function demoAccounts(settings: DemoSettings, redis: Redis | null):
     await store.migrate()
     return { store, where: `accounts are kept in PostgreSQL at ${databaseUrlForDisplay(settings.databaseUrl)}` }
   }
-  const redisAccounts = redisAccountsOfThisBuild()
-  if (redis && settings.redisUrl && redisAccounts)
+  if (redis && settings.redisUrl)
     return {
       store: redisAccounts(redis),
       where: `accounts are kept in Redis at ${redisUrlForDisplay(settings.redisUrl)}`,
     }
-  const why = settings.redisUrl
-    ? 'REDIS_URL is set, but this build of the package has no redisAccounts()'
-    : 'neither DATABASE_URL nor REDIS_URL is set'
   return {
     store: memoryAccounts(),
-    where: `${why}; accounts live in this process's memory and end when the demo stops`,
+    where:
+      "neither DATABASE_URL nor REDIS_URL is set; accounts live in this process's memory and end when the demo stops",
   }
-}
-
-/**
- * The package's `redisAccounts(redis, { prefix })`, looked up by name rather than imported: it is
- * newer than the rest of the demo, and a build without it still starts (in memory, saying so).
- */
-function redisAccountsOfThisBuild(): ((redis: Redis, options?: { prefix?: string }) => AccountStore) | undefined {
-  const found: unknown = (library as Record<string, unknown>).redisAccounts
-  return typeof found === 'function' ? (found as (redis: Redis) => AccountStore) : undefined
 }
 
 /**

@@ -496,6 +496,21 @@ describe('the demo app keeping its state in Redis (REDIS_URL)', () => {
 
   it("says so at start, without the URL's credentials", () => {
     expect(demo.output()).toContain(`demo: sessions, sign-in links and rate limits are kept in Redis at ${redis.url}/3`)
+    expect(demo.output()).toContain(`demo: accounts are kept in Redis at ${redis.url}/3\n`)
+  })
+
+  it("keeps accounts there: a sign-up's identity claimed in Redis, the same user at the next sign-in", async () => {
+    const browser = new Browser({ origin, base: `${origin}/api/auth` })
+    await browser.signIn('oidc')
+    expect(await client.keys('auth:acct:id:*')).toHaveLength(1)
+    const before = await (await browser.jar.fetch(`${origin}/`)).text()
+    await browser.signOut()
+    await browser.signIn('oidc')
+    const after = await (await browser.jar.fetch(`${origin}/`)).text()
+    const accountIds = (html: string) => forms(html).flatMap((form) => form.hidden.accountId ?? [])
+    expect(accountIds(after)).toEqual(accountIds(before))
+    expect(accountIds(after)).toHaveLength(1)
+    await browser.signOut()
   })
 
   it('keeps database sessions there: a token in the cookie, the session in Redis until sign-out', async () => {
