@@ -58,7 +58,13 @@ li { margin: 0 0 0.25rem; }
 .devices form { margin-top: 0.5rem; }
 .button + .button, form + .button { margin-top: 0.75rem; }
 #client-root { margin: 0 0 1rem; }
-input[type="text"] {
+label { display: block; margin: 0 0 0.25rem; }
+.ways-in { list-style: none; padding: 0; }
+.ways-in li { margin: 0 0 0.75rem; padding: 0.5rem 0.75rem; border: 1px solid var(--border); border-radius: 0.5rem; }
+.ways-in form { margin-top: 0.5rem; }
+.details { color: var(--muted); font-size: 0.875rem; }
+h3 { margin: 1rem 0 0.5rem; font-size: 1rem; }
+input[type="text"], input[type="email"] {
   display: block; width: 100%; min-height: 2.75rem; margin: 0 0 0.75rem; padding: 0.5rem 0.75rem;
   font: inherit; color: var(--text); background: var(--card); border: 1px solid var(--muted); border-radius: 0.5rem;
 }
@@ -154,13 +160,14 @@ function devicesSection(basePath: string, view: DevicesView | null): string {
   )
 }
 
-/** The home page: who is signed in, the session, and the way in or out. */
+/** The home page: who is signed in, the session, their ways in, passkeys and devices, and the way out. */
 export function homePage(
   basePath: string,
   session: Session | null,
   pictureOrigin: string | null = null,
   devices: DevicesView | null = null,
   passkeys = '',
+  waysIn = '',
 ): string {
   if (!session) {
     return page(
@@ -185,6 +192,7 @@ export function homePage(
       `<p>Your session expires at ${escape(session.expires)}.</p>` +
       `<p><a href="/private">A page for signed-in users</a> · <a href="${escape(`${basePath}/signout`)}">Sign out</a></p>` +
       CLIENT_LINK +
+      waysIn +
       passkeys +
       devicesSection(basePath, devices) +
       builtInPages(basePath, true),

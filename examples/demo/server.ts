@@ -15,15 +15,19 @@ import {
   withPictures,
   type DevicesView,
 } from './pages'
+import { demoAccounts } from './account-store'
 import { passkeyPageCsp, passkeySection } from './passkeys'
 import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
+import { waysInSection } from './ways-in'
 
 /**
  * The demo behind `npm start`: an Express app with the auth service mounted at the path of
  * SERVICE_AUTH_URL (/api/auth by default), signing in through an OpenID Connect provider (its own
  * embedded one, or OIDC_ISSUER) or with a link by e-mail (through SMTP_URL, or printed to the
- * console), a home page that shows who is signed in, a page guarded by requireAuth(), and a page
- * (/client) where the NextAuth.js client library signs in and out and changes the user's name.
+ * console), a home page that shows who is signed in and their ways in (linked and unlinked there),
+ * a page guarded by requireAuth(), and a page (/client) where the NextAuth.js client library signs
+ * in and out and changes the user's name. Accounts live in PostgreSQL (DATABASE_URL), Redis
+ * (REDIS_URL) or the demo's memory.
  */
 async function main() {
   const settings = readSettings(process.env)
@@ -44,32 +48,36 @@ async function main() {
 
   // With REDIS_URL: one client for the app's lifetime, owned by the app (the package never closes it).
   const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : null
+  const accounts = await demoAccounts(settings, redis)
+  const providers = [
+    oidc({
+      id: 'oidc',
+      name: 'Demo',
+      issuer: issuer.issuer,
+      clientId: issuer.clientId,
+      clientSecret: issuer.clientSecret,
+      // The embedded provider knows the demo's sign-out return URL: signing out ends its session
+      // too, so that "Sign in with Demo" asks for the password again.
+      logout: settings.oidc ? 'local' : 'provider',
+    }),
+    // The built-in sign-in page shows the e-mail form under the OAuth button by itself.
+    settings.smtpUrl
+      ? email({ from: settings.emailFrom, server: settings.smtpUrl })
+      : email({ from: settings.emailFrom, sendVerificationRequest: printSignInLink }),
+    // "Sign in with a passkey" on the built-in page (and in the e-mail field's autofill); a
+    // signed-in user adds one on the home page. Without REDIS_URL, passkeys live in this process.
+    passkey(),
+  ]
   const authRouter = auth({
     url: settings.url,
     secret: settings.secret,
     ...(redis ? { redis, session: { strategy: 'database' as const } } : {}),
+    // Each sign-in's identity resolves to a user, who links and unlinks ways in on the home page.
+    accounts: accounts.store,
     callbacks: displayNameCallbacks,
     // Only in the demo, and only with its development mail transport: say where the link went.
     ...(settings.smtpUrl ? {} : { languages: { en: { verifyRequest: { message: CONSOLE_LINK_MESSAGE } } } }),
-    providers: [
-      oidc({
-        id: 'oidc',
-        name: 'Demo',
-        issuer: issuer.issuer,
-        clientId: issuer.clientId,
-        clientSecret: issuer.clientSecret,
-        // The embedded provider knows the demo's sign-out return URL: signing out ends its session
-        // too, so that "Sign in with Demo" asks for the password again.
-        logout: settings.oidc ? 'local' : 'provider',
-      }),
-      // The built-in sign-in page shows the e-mail form under the OAuth button by itself.
-      settings.smtpUrl
-        ? email({ from: settings.emailFrom, server: settings.smtpUrl })
-        : email({ from: settings.emailFrom, sendVerificationRequest: printSignInLink }),
-      // "Sign in with a passkey" on the built-in page (and in the e-mail field's autofill); a
-      // signed-in user adds one on the home page. Without REDIS_URL, passkeys live in this process.
-      passkey(),
-    ],
+    providers,
   })
   process.stdout.write(
     settings.smtpUrl
@@ -82,29 +90,38 @@ async function main() {
       ? `demo: sessions, sign-in links and rate limits are kept in Redis at ${redisUrlForDisplay(settings.redisUrl)}\n`
       : 'demo: REDIS_URL is not set; sessions live in encrypted cookies, links and limits in this process\n',
   )
+  process.stdout.write(`demo: ${accounts.where}\n`)
 
   // Mounted at the root, the router serves under the base path of SERVICE_AUTH_URL by itself.
   app.use(authRouter)
   // The embedded provider serves the user's picture over http on 127.0.0.1: its origin is allowed.
   const pictureOrigin = settings.oidc ? null : new URL(issuer.issuer).origin
-  /** The signed-in user's devices: listed with database sessions (REDIS_URL) only. */
-  async function devicesOf(req: express.Request, res: express.Response): Promise<DevicesView | null> {
+  /** The signed-in user's devices (listed with database sessions, REDIS_URL, only) and ways in. */
+  async function signedInParts(req: express.Request, res: express.Response) {
     const record = await authRouter.getSessionRecord(req)
     const csrfToken = record && authRouter.getCsrfToken(req, res)
     if (!record || !csrfToken) return null
-    const sessions = redis ? await authRouter.listSessions(record.userId) : null
-    return { csrfToken, sessions, current: record.handle }
+    const [sessions, ways, passkeys] = await Promise.all([
+      redis ? authRouter.listSessions(record.userId) : null,
+      authRouter.listAccounts(record.userId),
+      authRouter.listPasskeys(record.userId),
+    ])
+    const devices: DevicesView = { csrfToken, sessions, current: record.handle }
+    return {
+      devices,
+      waysIn: waysInSection(settings.basePath, { csrfToken, ways, providers }),
+      // The passkeys, and the button that adds one (the service's own script).
+      passkeys: passkeySection(settings.basePath, passkeys),
+    }
   }
   app.get('/', (req, res, next) => {
-    Promise.all([authRouter.getSession(req), authRouter.getSessionRecord(req), devicesOf(req, res)])
-      .then(async ([session, record, devices]) => {
-        // A signed-in user's passkeys, and the button that adds one (the service's own script).
-        const passkeys = record ? passkeySection(settings.basePath, await authRouter.listPasskeys(record.userId)) : ''
-        const csp = withPictures(passkeys ? passkeyPageCsp(settings.url) : PAGE_CSP, pictureOrigin)
+    Promise.all([authRouter.getSession(req), signedInParts(req, res)])
+      .then(([session, parts]) => {
+        const csp = withPictures(parts ? passkeyPageCsp(settings.url) : PAGE_CSP, pictureOrigin)
         // Its forms carry the CSRF token: a page for this browser alone, never kept by a cache.
         sendPage(
           res.set('Cache-Control', 'private, no-store'),
-          homePage(settings.basePath, session, pictureOrigin, devices, passkeys),
+          homePage(settings.basePath, session, pictureOrigin, parts?.devices, parts?.passkeys, parts?.waysIn),
           csp,
         )
       })

@@ -27,6 +27,11 @@ export interface DemoSettings {
    * this process's memory.
    */
   redisUrl: string | null
+  /**
+   * DATABASE_URL (postgres:// or postgresql://), else null: the demo's accounts (users and their
+   * ways in) then live in PostgreSQL, whatever REDIS_URL says; without either, in this process.
+   */
+  databaseUrl: string | null
 }
 
 export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
@@ -53,6 +58,7 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
   if (emailFrom.length > 320 || /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(emailFrom))
     fail('EMAIL_FROM must be the sender on one line of 320 characters at most, such as "Demo <auth@example.com>"')
   const redisUrl = env.REDIS_URL ? checkRedisUrl(env.REDIS_URL) : null
+  const databaseUrl = env.DATABASE_URL ? checkDatabaseUrl(env.DATABASE_URL) : null
   return {
     port,
     url,
@@ -64,6 +70,7 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
     smtpUrl,
     emailFrom,
     redisUrl,
+    databaseUrl,
   }
 }
 
@@ -72,6 +79,13 @@ function checkRedisUrl(value: string): string {
   const expected = 'REDIS_URL must be a redis:// or rediss:// URL such as redis://localhost:6379/0'
   const parsed = serverUrl(value, expected, ['redis:', 'rediss:'])
   if (!/^\/?\d{0,2}$/.test(parsed.pathname)) fail(`${expected}; the path may only be a database number`)
+  return value
+}
+
+/** DATABASE_URL as node-postgres takes it. The refusal never repeats the value: it may hold a password. */
+function checkDatabaseUrl(value: string): string {
+  const expected = 'DATABASE_URL must be a postgres:// or postgresql:// URL such as postgres://localhost:5432/demo'
+  serverUrl(value, expected, ['postgres:', 'postgresql:'])
   return value
 }
 
@@ -106,6 +120,11 @@ export function smtpUrlForDisplay(value: string): string {
 
 /** REDIS_URL without its user and password. */
 export function redisUrlForDisplay(value: string): string {
+  return withoutCredentials(value)
+}
+
+/** DATABASE_URL without its user, password and options (which may name a password file). */
+export function databaseUrlForDisplay(value: string): string {
   return withoutCredentials(value)
 }
 

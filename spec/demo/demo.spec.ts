@@ -3,11 +3,17 @@ import { join } from 'node:path'
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
 import type { Redis } from 'ioredis'
-import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from '../../examples/demo/settings'
+import {
+  databaseUrlForDisplay,
+  readSettings,
+  redisUrlForDisplay,
+  smtpUrlForDisplay,
+} from '../../examples/demo/settings'
 import { place } from '../../examples/demo/pages'
 import { clientKey } from '../../lib/infra/http/client-key'
 import { Browser } from '../support/browser'
 import { CookieJar } from '../support/cookie-jar'
+import { eventually, literal, openLink, printedLink } from '../support/demo'
 import { forms, type Form } from '../support/forms'
 import { freePort, startProcess, type Started } from '../support/process'
 import { ownRedis, type OwnRedis } from '../support/redis'
@@ -66,26 +72,6 @@ const builtInPages = (base: string, inOrOut: 'signin' | 'signout') => [
   `${base}/session`,
 ]
 
-const literal = (text: string) => text.replace(/[$()*+.?[\\\]^{|}]/g, '\\$&')
-
-/** The whole line the demo's development mail transport prints for `address`; the link is its group 1. */
-const printedLink = (address: string) =>
-  new RegExp(
-    `^demo \\(development mail transport, nothing was sent\\): sign-in link for ${literal(address)}: (\\S+)\n`,
-    'm',
-  )
-
-/** Polls until `find` has an answer (the demo's output arrives through a pipe). */
-async function eventually<T>(find: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = find()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 /** The sign-in page's forms: the OAuth button's, then the e-mail form under it. */
 async function signInPageForms(jar: CookieJar, base: string): Promise<Form[]> {
   const page = await jar.fetch(`${base}/signin`)
@@ -103,20 +89,6 @@ async function requestLink(jar: CookieJar, base: string, address: string): Promi
   })
 }
 
-/**
- * Opens the link from the mail (a top-level navigation from another site), then presses the
- * confirm page's button: the service's last answer.
- */
-async function openLink(jar: CookieJar, link: string, address: string): Promise<Response> {
-  const page = await jar.fetch(link, {}, { crossSite: true })
-  expect(page.status).toBe(200)
-  const html = await page.text()
-  expect(html).toContain(`Continue signing in as ${address}`)
-  const [confirm] = forms(html)
-  expect(confirm).toMatchObject({ method: 'post', action: link.slice(0, link.indexOf('?')), buttons: ['Sign in'] })
-  return jar.fetch(confirm!.action, { method: 'POST', body: new URLSearchParams(confirm!.fields) })
-}
-
 describe('the demo app (npm start)', () => {
   let demo: Started
   let port: number
@@ -125,7 +97,14 @@ describe('the demo app (npm start)', () => {
     port = await freePortPair()
     demo = await startProcess('npm', ['start'], {
       cwd: root,
-      env: { PORT: String(port), SERVICE_AUTH_SECRET: '', SMTP_URL: '', EMAIL_FROM: '', REDIS_URL: '' },
+      env: {
+        PORT: String(port),
+        SERVICE_AUTH_SECRET: '',
+        SMTP_URL: '',
+        EMAIL_FROM: '',
+        REDIS_URL: '',
+        DATABASE_URL: '',
+      },
       ready: /listening on/,
       timeoutMs: 90_000,
     })
@@ -176,7 +155,10 @@ describe('the demo app (npm start)', () => {
     expect(homeResponse.headers.get('content-security-policy')).toMatch(new RegExp(`; img-src https: ${literal(idp)}$`))
     // Cookie sessions are in no list: the page says so, and offers to end them all at once.
     expect(home).toContain('Sessions are kept in encrypted cookies, which the server cannot list')
+    // Her one way in with "Unlink", "Link Email" (spec/demo/accounts.spec.ts), then her passkeys.
     expect(forms(home).flatMap((form) => form.buttons)).toEqual([
+      'Unlink',
+      'Link Email',
       'Add a passkey',
       'Sign out everywhere but here',
       'Sign out everywhere',
@@ -268,7 +250,7 @@ describe('the demo app (npm start)', () => {
     await expect(
       startProcess('node', ['dist/examples/demo/server.js'], {
         cwd: root,
-        env: { PORT: String(port + 2), SERVICE_AUTH_SECRET: 'short', REDIS_URL: '' },
+        env: { PORT: String(port + 2), SERVICE_AUTH_SECRET: 'short', REDIS_URL: '', DATABASE_URL: '' },
         ready: /listening on/,
         timeoutMs: 20_000,
       }),
@@ -288,7 +270,14 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
     base = `${origin}/myapp/api/authentication`
     demo = await startProcess('node', ['dist/examples/demo/server.js'], {
       cwd: root,
-      env: { PORT: String(port), SERVICE_AUTH_URL: base, SERVICE_AUTH_SECRET: '', SMTP_URL: '', REDIS_URL: '' },
+      env: {
+        PORT: String(port),
+        SERVICE_AUTH_URL: base,
+        SERVICE_AUTH_SECRET: '',
+        SMTP_URL: '',
+        REDIS_URL: '',
+        DATABASE_URL: '',
+      },
       ready: /listening on/,
       timeoutMs: 20_000,
     })
@@ -430,6 +419,7 @@ describe('the demo app sending its sign-in mails through SMTP_URL', () => {
         SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
         EMAIL_FROM: 'Demo <demo@example.com>',
         REDIS_URL: '',
+        DATABASE_URL: '',
       },
       ready: /listening on/,
       timeoutMs: 20_000,
@@ -493,7 +483,7 @@ describe('the demo app keeping its state in Redis (REDIS_URL)', () => {
     origin = `http://localhost:${port}`
     demo = await startProcess('node', ['dist/examples/demo/server.js'], {
       cwd: root,
-      env: { PORT: String(port), SERVICE_AUTH_SECRET: '', SMTP_URL: '', REDIS_URL: `${redis.url}/3` },
+      env: { PORT: String(port), SERVICE_AUTH_SECRET: '', SMTP_URL: '', REDIS_URL: `${redis.url}/3`, DATABASE_URL: '' },
       ready: /listening on/,
       timeoutMs: 20_000,
     })
@@ -506,6 +496,21 @@ describe('the demo app keeping its state in Redis (REDIS_URL)', () => {
 
   it("says so at start, without the URL's credentials", () => {
     expect(demo.output()).toContain(`demo: sessions, sign-in links and rate limits are kept in Redis at ${redis.url}/3`)
+    expect(demo.output()).toContain(`demo: accounts are kept in Redis at ${redis.url}/3\n`)
+  })
+
+  it("keeps accounts there: a sign-up's identity claimed in Redis, the same user at the next sign-in", async () => {
+    const browser = new Browser({ origin, base: `${origin}/api/auth` })
+    await browser.signIn('oidc')
+    expect(await client.keys('auth:acct:id:*')).toHaveLength(1)
+    const before = await (await browser.jar.fetch(`${origin}/`)).text()
+    await browser.signOut()
+    await browser.signIn('oidc')
+    const after = await (await browser.jar.fetch(`${origin}/`)).text()
+    const accountIds = (html: string) => forms(html).flatMap((form) => form.hidden.accountId ?? [])
+    expect(accountIds(after)).toEqual(accountIds(before))
+    expect(accountIds(after)).toHaveLength(1)
+    await browser.signOut()
   })
 
   it('keeps database sessions there: a token in the cookie, the session in Redis until sign-out', async () => {
@@ -631,6 +636,17 @@ describe("the demo's settings", () => {
     expect(readSettings({ SMTP_URL: 'SMTP://LocalHost:2525' })).toMatchObject({ smtpUrl: 'SMTP://LocalHost:2525' })
   })
 
+  it('reads DATABASE_URL (postgres:// or postgresql://) and shows it without credentials', () => {
+    expect(readSettings({}).databaseUrl).toBeNull()
+    expect(readSettings({ DATABASE_URL: '' }).databaseUrl).toBeNull()
+    expect(readSettings({ DATABASE_URL: 'postgresql://demo:pw@db.example.com:5432/demo' }).databaseUrl).toBe(
+      'postgresql://demo:pw@db.example.com:5432/demo',
+    )
+    expect(databaseUrlForDisplay('postgres://demo:pw@db.example.com:5432/demo?sslmode=require')).toBe(
+      'postgres://db.example.com:5432/demo',
+    )
+  })
+
   it('reads REDIS_URL (redis:// or rediss://, an optional database number) and shows it without credentials', () => {
     expect(readSettings({}).redisUrl).toBeNull()
     expect(readSettings({ REDIS_URL: 'rediss://:pw@cache.example.com:6380/2' }).redisUrl).toBe(
@@ -678,6 +694,12 @@ describe("the demo's settings", () => {
       /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL[^\n]*; the path may only be a database number/,
     ],
     [
+      'DATABASE_URL',
+      'a mysql URL',
+      'mysql://demo:secret@db.example.com:3306/demo',
+      /DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL such as postgres:\/\/localhost:5432\/demo; got a URL starting with "mysql:"/,
+    ],
+    [
       'EMAIL_FROM',
       'two lines',
       'demo@example.com\r\nBcc: secret@example.com',
@@ -687,7 +709,7 @@ describe("the demo's settings", () => {
     const port = await freePort()
     const stopped = startProcess('node', ['dist/examples/demo/server.js'], {
       cwd: root,
-      env: { PORT: String(port), REDIS_URL: '', SMTP_URL: '', [name]: value },
+      env: { PORT: String(port), REDIS_URL: '', DATABASE_URL: '', SMTP_URL: '', [name]: value },
       ready: /listening on/,
       timeoutMs: 20_000,
     })
@@ -723,7 +745,7 @@ describe("the demo's settings", () => {
     await expect(
       startProcess('node', ['dist/examples/demo/server.js'], {
         cwd: root,
-        env: { PORT: String(port), SERVICE_AUTH_URL: url, REDIS_URL: '' },
+        env: { PORT: String(port), SERVICE_AUTH_URL: url, REDIS_URL: '', DATABASE_URL: '' },
         ready: /listening on/,
         timeoutMs: 20_000,
       }),

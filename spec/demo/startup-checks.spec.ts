@@ -10,7 +10,14 @@ import { freePort, startProcess, type Started } from '../support/process'
  */
 const root = join(__dirname, '../..')
 const server = ['dist/examples/demo/server.js']
-const quiet = { SERVICE_AUTH_SECRET: '', SERVICE_AUTH_URL: '', SMTP_URL: '', EMAIL_FROM: '', REDIS_URL: '' }
+const quiet = {
+  SERVICE_AUTH_SECRET: '',
+  SERVICE_AUTH_URL: '',
+  SMTP_URL: '',
+  EMAIL_FROM: '',
+  REDIS_URL: '',
+  DATABASE_URL: '',
+}
 
 beforeAll(async () => {
   await promisify(execFile)('npm', ['run', 'build'], { cwd: root })
