@@ -11,7 +11,7 @@ import {
 import { buildCookieSet } from '../../lib/infra/config/cookies'
 import { Browser } from '../support/browser'
 import { restoreClock, useClock } from '../support/clock'
-import { useLink } from '../support/email-harness'
+import { requestLink, useLink } from '../support/email-harness'
 import { startHostileHarness, type HostileHarness } from '../support/hostile-harness'
 import { editUser } from '../support/idp'
 import { idpLogin } from '../support/idp-login'
@@ -93,6 +93,25 @@ describe('e-mail links and passkeys', () => {
     expect((await registerPasskey(s, browser, authenticator)).status).toBe(200)
     return { browser, userId: (await userOf(s, browser))!, authenticator }
   }
+
+  it("links only the address the user asked to link: another address's sign-in link opened meanwhile is not linked", async () => {
+    const victim = new Browser(s)
+    await signInByEmail(s, victim, 'victim@example.com')
+    const victimId = (await userOf(s, victim))!
+    // The attacker asks for a sign-in link to a fresh address of theirs, in their own browser.
+    await requestLink(s, new Browser(s), 'mallory@evil.example')
+    const attackersLink = s.links.at(-1)!
+
+    // The victim asks to link a second address; before that mail comes, the attacker's link is
+    // opened in the victim's browser (a mail or a page that looks like the one awaited).
+    await askToLink(victim, 'victim2@example.com')
+    await useLink(s, victim, attackersLink)
+
+    expect(await waysIn(s, victimId)).toEqual(['email:victim@example.com'])
+    const attacker = new Browser(s)
+    await signInByEmail(s, attacker, 'mallory@evil.example')
+    expect(await userOf(s, attacker)).not.toBe(victimId)
+  })
 
   it('still links the address asked for, however its case and spaces were typed', async () => {
     const browser = new Browser(s)

@@ -2,7 +2,7 @@ import type { Context } from '../../core/context'
 import type { IdentifyEvent, Identified } from '../../core/feature'
 import type { SignInInput } from '../../core/sign-in/complete'
 import type { AuthErrorCode } from '../../infra/errors'
-import { clearLinkState, CONFIRM_SECONDS, readLinkState, writeLinkState, type LinkState } from './link-cookie'
+import { asksFor, clearLinkState, CONFIRM_SECONDS, readLinkState, writeLinkState, type LinkState } from './link-cookie'
 import { accountInfo, randomId, type AccountsRuntime } from './runtime'
 import type { IdentityKey, StoredAccount, User } from './store'
 
@@ -30,7 +30,7 @@ export function identifyUser(runtime: AccountsRuntime): (event: IdentifyEvent) =
       return steps.signedIn(await steps.owner(input.userId), pending)
     }
     const key = identityKey(providerId, input)
-    if (pending?.kind === 'link' && pending.provider === providerId) {
+    if (pending?.kind === 'link' && pending.provider === providerId && asksFor(pending, key, input.account.type)) {
       const linked = await steps.linkAsked(pending.userId, key)
       if (linked !== null) return linked
     }
