@@ -137,6 +137,42 @@ describe('e-mail links and passkeys', () => {
     expect((await passkeySignIn(s, new Browser(s), victim.authenticator)).session).toBe(true)
   })
 
+  /**
+   * Every way in of the user unlinked at once by router.unlinkAccount: each answers true or
+   * LastSignInMethod, and the ways left are the ones not unlinked, one at least.
+   */
+  async function unlinkAllAtOnce(userId: string, ids: string[]): Promise<void> {
+    const answers = await Promise.allSettled(ids.map((id) => s.router.unlinkAccount(userId, id)))
+    for (const answer of answers)
+      if (answer.status === 'rejected') expect(answer.reason).toMatchObject({ code: 'LastSignInMethod' })
+      else expect(answer.value).toBe(true)
+    const unlinked = answers.filter((answer) => answer.status === 'fulfilled').length
+    const left = await s.router.listAccounts(userId)
+    expect(left.length).toBeGreaterThanOrEqual(1)
+    expect(left.length).toBe(ids.length - unlinked)
+  }
+
+  it('keeps one way in when router.unlinkAccount removes the account and the passkey at once', async () => {
+    const { userId } = await withPasskey('race-helper@example.com')
+    await unlinkAllAtOnce(
+      userId,
+      (await s.router.listAccounts(userId)).map(({ id }) => id),
+    )
+  })
+
+  it('keeps one way in when two passkeys, the only ways in, are unlinked at once', async () => {
+    const { browser, userId } = await withPasskey('race-passkeys@example.com')
+    expect((await registerPasskey(s, browser, new SoftAuthenticator(s.origin))).status).toBe(200)
+    const email = (await s.router.listAccounts(userId)).find((way) => way.provider === 'email')!
+    expect(await s.router.unlinkAccount(userId, email.id)).toBe(true)
+    const passkeys = await s.router.listPasskeys(userId)
+    expect(passkeys).toHaveLength(2)
+    await unlinkAllAtOnce(
+      userId,
+      passkeys.map(({ id }) => id),
+    )
+  })
+
   it('deleteUser ends every session and passkey of the user; the address signs up as a new user', async () => {
     const { browser, userId, authenticator } = await withPasskey('erased@example.com')
     const other = new Browser(s)

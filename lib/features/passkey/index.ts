@@ -91,7 +91,12 @@ export const passkey: FeatureDefinition = {
             linkedAt: new Date(passkey.createdAt),
             lastUsedAt: passkey.lastUsedAt === null ? null : new Date(passkey.lastUsedAt),
           })),
-        remove: (userId, passkeyId) => helpers.deletePasskey(userId, passkeyId),
+        async remove(userId, passkeyId) {
+          const passkey = await runtime.store.get(passkeyId)
+          if (passkey?.userId !== userId) return null
+          await runtime.store.delete(passkeyId)
+          return async () => void (await runtime.store.create(passkey))
+        },
       },
       userDeleted: async (userId) => {
         for (const passkey of await runtime.store.listByUser(userId)) await runtime.store.delete(passkey.id)
