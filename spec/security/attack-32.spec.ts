@@ -208,6 +208,38 @@ describe('e-mail links and passkeys', () => {
   })
 })
 
+describe('erasure with passkeys in Redis', () => {
+  it('leaves no passkey of a deleted user behind, however many they added', async () => {
+    const prefix = redis.prefix('attack32')
+    const s = await startPasskeyService(
+      {},
+      { accounts: memoryAccounts(), redis: redis.client(), redisKeyPrefix: prefix },
+    )
+    try {
+      const browser = new Browser(s)
+      await signInByEmail(s, browser, 'many@example.com')
+      const userId = (await userOf(s, browser))!
+      // More passkeys than one listing of the Redis passkey store reads (100).
+      const authenticators: SoftAuthenticator[] = []
+      for (let i = 0; i < 102; i++) {
+        const authenticator = new SoftAuthenticator(s.origin)
+        expect((await registerPasskey(s, browser, authenticator)).status).toBe(200)
+        authenticators.push(authenticator)
+      }
+      expect(await s.router.deleteUser(userId)).toBe(true)
+
+      const signedInAgain = []
+      for (const authenticator of authenticators)
+        if ((await passkeySignIn(s, new Browser(s), authenticator)).session) signedInAgain.push(authenticator)
+      expect(signedInAgain).toHaveLength(0)
+      expect(await s.router.getUser(userId)).toBeNull()
+    } finally {
+      await s.close()
+      await redis.deleteKeys(prefix)
+    }
+  }, 60_000)
+})
+
 describe('with the real IdP', () => {
   let h: AccountsHarness
   beforeAll(async () => {
