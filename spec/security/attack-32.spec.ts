@@ -583,5 +583,24 @@ describe('hostile claims from an issuer', () => {
       expect(shouting.headers.get('location')).toBe(`${h.base}/error?error=OAuthAccountNotLinked`)
       expect(await accountOf('shouting')).toBeNull()
     })
+
+    it('refuses a subject no store keeps as it is, and keeps a NUL out of what it stores, never a 5xx', async () => {
+      // A NUL (PostgreSQL refuses it), a lone surrogate (PostgreSQL makes it U+FFFD, so that two
+      // subjects would be one identity), more than its unique index holds.
+      for (const sub of ['a\u0000b', 'v\ud800', randomBytes(3000).toString('base64')]) {
+        const res = await signInWith({ sub })
+        expect(res.status).toBe(302)
+        expect(res.headers.get('location')).toBe(`${h.base}/error?error=AccessDenied`)
+      }
+      const named = await signInWith({ sub: 'named', name: 'Eve\u0000\u001b[31m', preferred_username: 'eve\u0000' })
+      expect(named.headers.get('location')).toBe(`${h.origin}/welcome`)
+      const account = (await accountOf('named'))!
+      expect(account.label).not.toContain('\u0000')
+      expect((await store.getUser(account.userId))?.name).not.toContain('\u0000')
+      // An address with a NUL counts as unverified: nobody's, and not kept as one.
+      const address = await signInWith({ sub: 'nul-address', email: 'nul\u0000@example.com', email_verified: true })
+      expect(address.headers.get('location')).toBe(`${h.origin}/welcome`)
+      expect(await store.getUser((await accountOf('nul-address'))!.userId)).toMatchObject({ emailVerified: null })
+    })
   })
 })
