@@ -518,6 +518,47 @@ describe('a store outage in the middle of a sign-in', () => {
   })
 })
 
+describe('deleteUser while the user signs in', () => {
+  it('leaves no session when the sign-in read its user just before the user was deleted', async () => {
+    const inner = memoryAccounts()
+    // getUser answers, then waits for the spec: deleteUser runs whole in between.
+    let gate: { reached: () => void; release: Promise<void> } | null = null
+    const store: AccountStore = {
+      ...inner,
+      async getUser(userId) {
+        const user = await inner.getUser(userId)
+        const held = gate
+        gate = null
+        if (held) {
+          held.reached()
+          await held.release
+        }
+        return user
+      },
+    }
+    const h = await startAccounts({ store })
+    try {
+      const alice = await signedIn(h, 'oidc', 'alice')
+      let reached!: () => void
+      let release!: () => void
+      const atGate = new Promise<void>((resolve) => (reached = resolve))
+      gate = { reached, release: new Promise<void>((resolve) => (release = resolve)) }
+      const browser = new Browser(h)
+      const signingIn = signInAs(h, browser, 'oidc', 'alice')
+      await atGate
+      expect(await h.router.deleteUser(alice.userId)).toBe(true)
+      release()
+      const res = await signingIn
+      expect(res.status).toBeLessThan(500)
+      expect(await h.whoami(browser)).toBeNull()
+      expect(await h.whoami(alice.browser)).toBeNull()
+      expect(await h.router.getUser(alice.userId)).toBeNull()
+    } finally {
+      await h.stop()
+    }
+  })
+})
+
 describe('hostile claims from an issuer', () => {
   const stores: Array<[string, () => Promise<AccountStore>]> = [
     ['memory', async () => memoryAccounts()],

@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context'
-import type { IdentifyEvent, Identified } from '../../core/feature'
+import type { IdentifyEvent, Identified, SignInEvent } from '../../core/feature'
 import type { SignInInput } from '../../core/sign-in/complete'
-import type { AuthErrorCode } from '../../infra/errors'
+import { AuthError, type AuthErrorCode } from '../../infra/errors'
 import { keepable, verifiedAddress, withoutNul } from './identity-text'
 import { asksFor, clearLinkState, CONFIRM_SECONDS, readLinkState, writeLinkState, type LinkState } from './link-cookie'
 import { accountInfo, randomId, type AccountsRuntime } from './runtime'
@@ -52,6 +52,19 @@ export function identifyUser(runtime: AccountsRuntime): (event: IdentifyEvent) =
     }
     if (!runtime.signUp) return steps.refuse('AccessDenied', 'a new identity, and accounts.signUp is false')
     return steps.signUp(key, verified)
+  }
+}
+
+/**
+ * Once the new session is stored: its user must still be there. A deleteUser() between this
+ * sign-in's reading of its user and the session's writing would otherwise leave a session of a
+ * deleted user (deleteUser ends the sessions again once the user is gone, which ends any session
+ * stored before this check). Throwing removes the session again, and the sign-in fails.
+ */
+export function userStillThere(runtime: AccountsRuntime): (event: SignInEvent) => Promise<void> {
+  return async ({ userId }) => {
+    if ((await runtime.call((store) => store.getUser(userId))) === null)
+      throw new AuthError('AccessDenied', 'the user was deleted while signing in')
   }
 }
 

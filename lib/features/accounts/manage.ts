@@ -136,6 +136,9 @@ export function createAccountHelpers(runtime: AccountsRuntime | null, services: 
       await svc.sessions.revokeAll(userId)
       for (const feature of svc.features) await feature.userDeleted?.(userId)
       const existed = await accounts.call((store) => store.deleteUser(userId))
+      // Again once the user is gone: a sign-in that read the user before, and stored its session
+      // since, checks for the user only after storing it (identify.ts userStillThere).
+      await svc.sessions.revokeAll(userId)
       svc.log('info', 'account.deleted', 'a user was deleted (erasure)', svc.userForLog(userId))
       await accounts.emit('userDeleted', { userId })
       return existed
