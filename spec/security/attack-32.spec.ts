@@ -34,7 +34,7 @@ import {
   type AccountsHarness,
 } from '../accounts/accounts-harness'
 
-// An outsider's attacks on accounts (issue 32): taking over or polluting another user's account
+// An outsider's attacks on accounts: taking over or polluting another user's account
 // through linking, and making a request fail with a 5xx. Each test is one attack, over HTTP with
 // the real IdP (the hostile issuer where a claim no real IdP sends is needed), and passes when the
 // defence holds: nobody gets into an account that is not theirs, nothing is linked that its user
