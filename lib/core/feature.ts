@@ -76,8 +76,11 @@ export interface WayIn {
 
 export interface WaysIn {
   list(userId: string): Promise<WayIn[]>
-  /** Removes the user's way in `id`; false when the user has none by that id. */
-  remove(userId: string, id: string): Promise<boolean>
+  /**
+   * Removes the user's way in `id`: what puts it back as it was (accounts undo a removal that
+   * turns out to have left the user none), or null when the user has none by that id.
+   */
+  remove(userId: string, id: string): Promise<(() => Promise<void>) | null>
 }
 
 /** What a feature may add to the sign-in page: the address in the e-mail field, the passkey button. */

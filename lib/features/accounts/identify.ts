@@ -1,8 +1,9 @@
 import type { Context } from '../../core/context'
-import type { IdentifyEvent, Identified } from '../../core/feature'
+import type { IdentifyEvent, Identified, SignInEvent } from '../../core/feature'
 import type { SignInInput } from '../../core/sign-in/complete'
-import type { AuthErrorCode } from '../../infra/errors'
-import { clearLinkState, CONFIRM_SECONDS, readLinkState, writeLinkState, type LinkState } from './link-cookie'
+import { AuthError, type AuthErrorCode } from '../../infra/errors'
+import { keepable, verifiedAddress, withoutNul } from './identity-text'
+import { asksFor, clearLinkState, CONFIRM_SECONDS, readLinkState, writeLinkState, type LinkState } from './link-cookie'
 import { accountInfo, randomId, type AccountsRuntime } from './runtime'
 import type { IdentityKey, StoredAccount, User } from './store'
 
@@ -30,7 +31,9 @@ export function identifyUser(runtime: AccountsRuntime): (event: IdentifyEvent) =
       return steps.signedIn(await steps.owner(input.userId), pending)
     }
     const key = identityKey(providerId, input)
-    if (pending?.kind === 'link' && pending.provider === providerId) {
+    if (key !== null && !(keepable(key.subject) && keepable(key.issuer)))
+      return steps.refuse('AccessDenied', 'an identity no store keeps as it is (a NUL, ill-formed text, or too long)')
+    if (pending?.kind === 'link' && pending.provider === providerId && asksFor(pending, key, input.account.type)) {
       const linked = await steps.linkAsked(pending.userId, key)
       if (linked !== null) return linked
     }
@@ -38,7 +41,7 @@ export function identifyUser(runtime: AccountsRuntime): (event: IdentifyEvent) =
     // A passkey sign-up: the passkey store keeps the way in (the input's `prepare`), not ours.
     const known = key === null ? null : await runtime.call((store) => store.findAccount(key))
     if (known !== null) return steps.known(known, pending)
-    const verified = input.identity?.verifiedEmail
+    const verified = verifiedAddress(input)
     if (key !== null && verified !== undefined) {
       const owner = await runtime.call((store) => store.findUserByVerifiedEmail(verified))
       // A concurrent first sign-in of this very identity may have made that user since findAccount
@@ -49,6 +52,19 @@ export function identifyUser(runtime: AccountsRuntime): (event: IdentifyEvent) =
     }
     if (!runtime.signUp) return steps.refuse('AccessDenied', 'a new identity, and accounts.signUp is false')
     return steps.signUp(key, verified)
+  }
+}
+
+/**
+ * Once the new session is stored: its user must still be there. A deleteUser() between this
+ * sign-in's reading of its user and the session's writing would otherwise leave a session of a
+ * deleted user (deleteUser ends the sessions again once the user is gone, which ends any session
+ * stored before this check). Throwing removes the session again, and the sign-in fails.
+ */
+export function userStillThere(runtime: AccountsRuntime): (event: SignInEvent) => Promise<void> {
+  return async ({ userId }) => {
+    if ((await runtime.call((store) => store.getUser(userId))) === null)
+      throw new AuthError('AccessDenied', 'the user was deleted while signing in')
   }
 }
 
@@ -136,7 +152,7 @@ class Steps {
   async adopt(chosen: string, key: IdentityKey | null, pending: LinkState | null): Promise<Identified> {
     let user = await this.runtime.call((store) => store.getUser(chosen))
     if (user === null) {
-      const fresh = this.newUser(chosen, this.input.identity?.verifiedEmail)
+      const fresh = this.newUser(chosen, verifiedAddress(this.input))
       const account = key && this.account(chosen, key)
       let created = await this.runtime.call((store) => store.createUser(fresh, account))
       // A verified address another user has: the new user keeps no address rather than take it.
@@ -241,11 +257,11 @@ class Steps {
     const now = new Date()
     return {
       id,
-      name: user.name ?? null,
+      name: withoutNul(user.name),
       // The verified address when there is one: the profile's `email` may be another, unverified.
-      email: verified ?? user.email ?? null,
+      email: verified ?? withoutNul(user.email),
       emailVerified: verified === undefined ? null : now,
-      image: user.image ?? null,
+      image: withoutNul(user.image),
       createdAt: now,
     }
   }
@@ -261,6 +277,6 @@ class Steps {
 
   private label(): string | null {
     const given = this.input.identity?.label ?? this.input.user.email ?? this.input.user.name ?? null
-    return given === null ? null : given.slice(0, 200)
+    return withoutNul(given)?.slice(0, 200) ?? null
   }
 }

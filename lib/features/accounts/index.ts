@@ -1,5 +1,5 @@
 import type { Feature, FeatureDefinition } from '../../core/feature'
-import { identifyUser } from './identify'
+import { identifyUser, userStillThere } from './identify'
 import { createAccountHelpers } from './manage'
 import { resolveAccounts } from './options'
 import { startLink, unlink } from './routes'
@@ -31,6 +31,7 @@ export const accounts: FeatureDefinition = {
       signIn: {
         for: new Set(env.config.providers.map(({ id }) => id)),
         identify: identifyUser(runtime),
+        sessionStored: userStillThere(runtime),
       },
     }
     return feature

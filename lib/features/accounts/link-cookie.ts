@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url'
 import type { Context } from '../../core/context'
 import { clearCookie, setCookie } from '../../infra/http/cookies'
 import { open, seal } from '../../infra/crypto/jwe'
@@ -14,7 +15,14 @@ import type { AccountType, IdentityKey } from './store'
  * cookie is linked to anyone else, whatever the session is by then.
  */
 export type LinkState =
-  | { readonly kind: 'link'; readonly userId: string; readonly provider: string; readonly exp: number }
+  | {
+      readonly kind: 'link'
+      readonly userId: string
+      readonly provider: string
+      /** The address typed for an e-mail link: the one identity that link may link. */
+      readonly address?: string
+      readonly exp: number
+    }
   | {
       readonly kind: 'confirm'
       readonly userId: string
@@ -44,11 +52,31 @@ export function readLinkState(ctx: Context, keys: KeyRing): LinkState | null {
   if (!opened) return null
   const { kind, userId, exp } = opened
   if (typeof userId !== 'string' || userId === '' || typeof exp !== 'number' || exp <= Date.now() / 1000) return null
-  if (kind === 'link' && typeof opened.provider === 'string') return { kind, userId, provider: opened.provider, exp }
+  if (kind === 'link' && typeof opened.provider === 'string') {
+    const { provider, address } = opened
+    if (address !== undefined && typeof address !== 'string') return null
+    return { kind, userId, provider, ...(address === undefined ? {} : { address }), exp }
+  }
   const identity = opened.identity as Record<string, unknown> | null
   if (kind !== 'confirm' || typeof identity !== 'object' || identity === null) return null
   const { provider, issuer, subject, type, label } = identity
   if (typeof provider !== 'string' || typeof issuer !== 'string' || typeof subject !== 'string') return null
   if (typeof type !== 'string' || !TYPES.has(type) || (label !== null && typeof label !== 'string')) return null
   return { kind, userId, identity: { provider, issuer, subject, type: type as AccountType, label }, exp }
+}
+
+/**
+ * Whether the identity is the one the link was asked for. An e-mail sign-in link is spent in any
+ * browser: only the address typed with `link=true` is linked, not another one whose link is
+ * opened in this browser meanwhile. Compared as the e-mail provider's default rule makes the
+ * address's identity (Unicode NFKC, trimmed, lower case, the domain in ASCII); an app's own
+ * `normalizeIdentifier` that changes more than that makes its links ordinary sign-ins.
+ */
+export function asksFor(pending: LinkState & { kind: 'link' }, key: IdentityKey | null, type: AccountType): boolean {
+  if (key === null || type !== 'email') return true
+  if (pending.address === undefined) return false
+  const typed = pending.address.normalize('NFKC').trim()
+  const at = typed.lastIndexOf('@')
+  const domain = domainToASCII(typed.slice(at + 1).toLowerCase())
+  return at > 0 && domain !== '' && `${typed.slice(0, at).toLowerCase()}@${domain}` === key.subject
 }

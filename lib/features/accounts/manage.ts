@@ -53,9 +53,22 @@ export async function listWaysIn(runtime: AccountsRuntime, svc: Services, userId
   return [...own.map(accountInfo), ...others].sort((a, b) => a.linkedAt.getTime() - b.linkedAt.getTime())
 }
 
+/** Whether the user has no way in at all, in the store or kept elsewhere. */
+async function noneLeft(runtime: AccountsRuntime, svc: Services, userId: string): Promise<boolean> {
+  const [own, elsewhere] = await Promise.all([
+    runtime.call((store) => store.listAccounts(userId)),
+    keptElsewhere(svc.features, userId),
+  ])
+  return own.length + elsewhere.length === 0
+}
+
 /**
  * Unlinks a way in unless it is the last: the store decides for its accounts (counting the
  * passkeys as kept elsewhere, under its own lock); a passkey goes only while another way in is left.
+ * The passkeys are not under the store's lock: two unlinks at once, of a passkey and of anything
+ * else, could each count the other's way in as left and leave the user none. So after removing,
+ * each looks again, and one that finds nothing left puts its way in back (`LastSignInMethod`):
+ * the later of two removals always finds the earlier done.
  */
 export async function unlinkWayIn(
   runtime: AccountsRuntime,
@@ -72,11 +85,20 @@ export async function unlinkWayIn(
     if (account === undefined) return 'missing'
     const result = await runtime.call((store) => store.unlinkAccount(userId, accountId, elsewhere.length))
     if (result !== 'unlinked') return result
+    if (await noneLeft(runtime, svc, userId)) {
+      await runtime.call((store) => store.linkAccount(account))
+      return 'last'
+    }
     unlinked = accountInfo(account)
   } else {
     const own = await runtime.call((store) => store.listAccounts(userId))
     if (own.length + elsewhere.length <= 1) return 'last'
-    if (!(await kept.feature.waysIn!.remove(userId, accountId))) return 'missing'
+    const putBack = await kept.feature.waysIn!.remove(userId, accountId)
+    if (putBack === null) return 'missing'
+    if (await noneLeft(runtime, svc, userId)) {
+      await putBack()
+      return 'last'
+    }
     const { id, provider, type, label, linkedAt, lastUsedAt } = kept
     unlinked = { id, provider, type, label, linkedAt, lastUsedAt }
   }
@@ -114,6 +136,9 @@ export function createAccountHelpers(runtime: AccountsRuntime | null, services: 
       await svc.sessions.revokeAll(userId)
       for (const feature of svc.features) await feature.userDeleted?.(userId)
       const existed = await accounts.call((store) => store.deleteUser(userId))
+      // Again once the user is gone: a sign-in that read the user before, and stored its session
+      // since, checks for the user only after storing it (identify.ts userStillThere).
+      await svc.sessions.revokeAll(userId)
       svc.log('info', 'account.deleted', 'a user was deleted (erasure)', svc.userForLog(userId))
       await accounts.emit('userDeleted', { userId })
       return existed

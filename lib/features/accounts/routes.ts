@@ -48,7 +48,11 @@ export function startLink(runtime: AccountsRuntime): (ctx: Context) => Promise<b
       return true
     }
     const exp = Math.floor(Date.now() / 1000) + LINK_SECONDS
-    writeLinkState(ctx, runtime.keys, { kind: 'link', userId: record.userId, provider: ctx.providerId, exp })
+    // An e-mail sign-in link works in any browser, so the link cookie alone would link whichever
+    // address's link is opened here next (one an attacker sent): it names the address asked for.
+    const address = ctx.param('email')
+    const typed = address !== null && address.length <= 1024 ? { address } : {}
+    writeLinkState(ctx, runtime.keys, { kind: 'link', userId: record.userId, provider: ctx.providerId, ...typed, exp })
     return false
   }
 }

@@ -91,10 +91,25 @@ export const passkey: FeatureDefinition = {
             linkedAt: new Date(passkey.createdAt),
             lastUsedAt: passkey.lastUsedAt === null ? null : new Date(passkey.lastUsedAt),
           })),
-        remove: (userId, passkeyId) => helpers.deletePasskey(userId, passkeyId),
+        async remove(userId, passkeyId) {
+          const passkey = await runtime.store.get(passkeyId)
+          if (passkey?.userId !== userId) return null
+          await runtime.store.delete(passkeyId)
+          return async () => void (await runtime.store.create(passkey))
+        },
       },
+      // A listing may hold only some of a user's passkeys (Redis reads 100 at a time): erasure lists
+      // again until none is left, or only ones this loop deleted already (a store that keeps them).
       userDeleted: async (userId) => {
-        for (const passkey of await runtime.store.listByUser(userId)) await runtime.store.delete(passkey.id)
+        const deleted = new Set<string>()
+        for (;;) {
+          const left = (await runtime.store.listByUser(userId)).filter(({ id }) => !deleted.has(id))
+          if (left.length === 0) return
+          for (const { id } of left) {
+            await runtime.store.delete(id)
+            deleted.add(id)
+          }
+        }
       },
     }
   },
