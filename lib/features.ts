@@ -14,7 +14,14 @@ import type { TokenHelpers } from './features/provider-tokens/helpers'
  * the order their sign-in hooks run in. A new feature is its folder, a line here and its public
  * exports in index.ts.
  */
-export const FEATURES: readonly FeatureDefinition[] = [oauth, email, passkey, oidcLogout, providerTokensFeature, accounts]
+export const FEATURES: readonly FeatureDefinition[] = [
+  oauth,
+  email,
+  passkey,
+  oidcLogout,
+  providerTokensFeature,
+  accounts,
+]
 
 /** The helpers the features add to the router auth() returns. */
 export type FeatureHelpers = TokenHelpers & PasskeyHelpers & AccountHelpers
