@@ -178,10 +178,13 @@ describe('apps that install the tarball', () => {
       'auth',
       'de',
       'email',
+      'memoryAccounts',
       'oauth2',
       'oidc',
       'passkey',
       'passportStrategy',
+      'postgresAccounts',
+      'redisAccounts',
     ]
     expect(JSON.parse(output)).toEqual({
       imported: [...runtime, 'redisSessionStore'].sort(),
