@@ -119,7 +119,7 @@ export function auth(options?: AuthOptions): AuthRouter {
 }
 
 /** The options resolved with what the features add to them, and checked by each feature (internal: specs use it too). */
-export function resolveOptions(options?: AuthOptions, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+export function resolveOptions(options?: AuthOptions, env?: NodeJS.ProcessEnv): ResolvedConfig {
   const config = resolveConfig(options, env, {
     protocols: FEATURES.flatMap((feature) => feature.protocols ?? []),
     events: FEATURES.flatMap((feature) => feature.events ?? []),

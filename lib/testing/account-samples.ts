@@ -1,6 +1,9 @@
-import { randomUUID } from 'node:crypto'
+import { randomBuffer } from '../infra/crypto/random'
 import type { AccountStore, IdentityKey, StoredAccount, User } from '../features/accounts/store'
 import type { TestFramework } from './types'
+
+/** A random id part (hex: one spelling in any case). */
+const randomPart = (): string => randomBuffer(16).toString('hex')
 
 /** A time with milliseconds, so that a store that drops them is caught. */
 export const at = (ms: number): Date => new Date(1_700_000_000_123 + ms)
@@ -11,9 +14,9 @@ export const at = (ms: number): Date => new Date(1_700_000_000_123 + ms)
  */
 export function sampleUser(changes: Partial<User> = {}): User {
   return {
-    id: `user-${randomUUID()}`,
+    id: `user-${randomPart()}`,
     name: 'Ada Lovelace',
-    email: `ada-${randomUUID()}@example.com`,
+    email: `ada-${randomPart()}@example.com`,
     emailVerified: at(500),
     image: 'https://example.com/ada.png',
     createdAt: at(0),
@@ -24,11 +27,11 @@ export function sampleUser(changes: Partial<User> = {}): User {
 /** An account of `userId` with a fresh id and a fresh identity. */
 export function sampleAccount(userId: string, changes: Partial<StoredAccount> = {}): StoredAccount {
   return {
-    id: `account-${randomUUID()}`,
+    id: `account-${randomPart()}`,
     userId,
     provider: 'github',
     issuer: '',
-    subject: randomUUID(),
+    subject: randomPart(),
     type: 'oauth',
     label: 'ada',
     linkedAt: at(1_000),
