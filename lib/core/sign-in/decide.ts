@@ -14,7 +14,7 @@ export interface SignInQuestion {
   user: ProviderUser
   account: {
     provider: string
-    type: 'oauth' | 'email' | 'webauthn'
+    type: 'oauth' | 'email' | 'webauthn' | 'credentials'
     providerAccountId: string
     [field: string]: unknown
   }

@@ -3,7 +3,7 @@ import { identifyUser, userStillThere } from './identify'
 import { createAccountHelpers } from './manage'
 import { resolveAccounts } from './options'
 import { startLink, unlink } from './routes'
-import { createAccountsRuntime } from './runtime'
+import { createAccountsRuntime, type AccountsRuntime } from './runtime'
 import { ACCOUNTS_EVENTS } from './types'
 
 /**
@@ -11,7 +11,12 @@ import { ACCOUNTS_EVENTS } from './types'
  * links and unlinks ways in, and the app reads, lists and erases users. Without the option the
  * feature adds its helpers (which say the option is missing) and nothing else.
  */
-export const accounts: FeatureDefinition = {
+export interface AccountsFeature extends Feature {
+  /** The store and the rules; null without the `accounts` option. Passwords keep their hashes through it. */
+  readonly runtime: AccountsRuntime | null
+}
+
+export const accounts: FeatureDefinition<AccountsFeature> = {
   name: 'accounts',
   options: ['accounts'],
   events: ACCOUNTS_EVENTS,
@@ -22,10 +27,11 @@ export const accounts: FeatureDefinition = {
     const resolved = resolveAccounts(env.config)
     const runtime = resolved && createAccountsRuntime(env.config, resolved, env.keys('account-link'))
     const helpers = createAccountHelpers(runtime, env.services)
-    if (!runtime) return { name: 'accounts', helpers }
-    const feature: Feature = {
+    if (!runtime) return { name: 'accounts', helpers, runtime }
+    const feature: AccountsFeature = {
       name: 'accounts',
       helpers,
+      runtime,
       routes: { unlink: { POST: (ctx) => unlink(ctx, runtime) } },
       startSignIn: startLink(runtime),
       signIn: {

@@ -6,7 +6,8 @@ import { guarded } from '../../infra/store/guarded'
 import { storeHealth } from '../../infra/store/health'
 import type { Events } from '../../infra/config/types'
 import type { ResolvedAccounts } from './options'
-import type { AccountStore, StoredAccount } from './store'
+import type { Services } from '../../core/services'
+import type { AccountStore, StoredAccount, User } from './store'
 import type { AccountInfo } from './types'
 
 /** What the feature's parts share, built once at auth(). */
@@ -55,4 +56,13 @@ export function randomId(): string {
 export function accountInfo(account: StoredAccount): AccountInfo {
   const { id, provider, type, label, linkedAt, lastUsedAt } = account
   return { id, provider, type, label, linkedAt, lastUsedAt }
+}
+
+/**
+ * A user another feature's sign-up made through the store (a password account whose address was
+ * confirmed): logged and told to the app as the accounts' own sign-ups are.
+ */
+export async function announceUser(runtime: AccountsRuntime, svc: Services, user: User, provider: string): Promise<void> {
+  svc.log('info', 'account.created', 'a sign-up created a user', { provider, ...svc.userForLog(user.id) })
+  await runtime.emit('userCreated', { user, provider })
 }

@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context'
 import { invalidCsrf } from '../../core/csrf-failure'
-import type { FeatureDefinition } from '../../core/feature'
+import type { Feature, FeatureDefinition } from '../../core/feature'
 import { AuthError, ConfigurationError } from '../../infra/errors'
 import { confirmEmailLink, showEmailLink } from './callback'
 import { addressHash, createEmailRuntime, type EmailRuntime } from './runtime'
@@ -9,7 +9,12 @@ import { takeTypedAddress } from './typed-address'
 import { verifyRequest } from './verify-request'
 
 /** Sign-in by a link sent by e-mail (`email()`). */
-export const email: FeatureDefinition = {
+export interface EmailFeature extends Feature {
+  /** The e-mail provider's transport, link store and limits; null without `email()`. Passwords send their mails through it. */
+  readonly runtime: EmailRuntime | null
+}
+
+export const email: FeatureDefinition<EmailFeature> = {
   name: 'email',
   protocols: ['email'],
   check({ base, providers }) {
@@ -29,7 +34,7 @@ export const email: FeatureDefinition = {
     const runtime = createEmailRuntime(config.providers, config.secrets, config.log, state, redis)
     // "Check your e-mail" is served with or without an e-mail provider, as it always was.
     const routes = { 'verify-request': { GET: verifyRequest } }
-    if (runtime === null) return { name: 'email', routes }
+    if (runtime === null) return { name: 'email', routes, runtime }
     const own = (ctx: Context): EmailRuntime => {
       if (ctx.providerId !== runtime.provider.id) throw new AuthError('NotFound', 'no such provider')
       return runtime
@@ -38,6 +43,7 @@ export const email: FeatureDefinition = {
     return {
       name: 'email',
       routes,
+      runtime,
       providers: {
         ids: new Set([runtime.provider.id]),
         signIn: {

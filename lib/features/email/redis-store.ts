@@ -12,7 +12,8 @@ export function redisVerificationStore(redis: RedisRunner): VerificationStore {
     async put(key: string, record: VerificationRecord) {
       const ttl = record.expires * 1000 - Date.now()
       if (ttl <= 0) return
-      const value = JSON.stringify({ identifier: record.identifier, expires: record.expires })
+      const { identifier, expires, data } = record
+      const value = JSON.stringify(data === undefined ? { identifier, expires } : { identifier, expires, data })
       await redis.run((client) => client.set(keyOf(key), value, 'PX', Math.ceil(ttl)))
     },
     async take(key: string) {
@@ -29,8 +30,8 @@ export function redisVerificationStore(redis: RedisRunner): VerificationStore {
 function parseRecord(value: string): VerificationRecord | null {
   const parsed = parseJsonObject(value)
   if (!parsed) return null
-  const { identifier, expires } = parsed
-  return typeof identifier === 'string' && typeof expires === 'number' && expires * 1000 > Date.now()
-    ? { identifier, expires }
-    : null
+  const { identifier, expires, data } = parsed
+  if (typeof identifier !== 'string' || typeof expires !== 'number' || expires * 1000 <= Date.now()) return null
+  if (data === undefined) return { identifier, expires }
+  return typeof data === 'string' ? { identifier, expires, data } : null
 }

@@ -18,8 +18,15 @@ export type SendResult =
   | { readonly kind: 'refused'; readonly reason: string; readonly responseCode: number; likeSent(): Promise<void> }
   | { readonly kind: 'failed'; readonly reason: string }
 
+/** A mail's subject and bodies, rendered by the feature that sends it. */
+export interface MailContent {
+  readonly subject: string
+  readonly text: string
+  readonly html: string
+}
+
 /**
- * Sends the sign-in mail (through the app's `sendVerificationRequest`, or the provider's transport
+ * Sends the sign-in mail (or another feature's mail, `content`, through the same transport) (through the app's `sendVerificationRequest`, or the provider's transport
  * with the package's templates) within `sendTimeout`; the time of an accepted send is kept in
  * `times`.
  */
@@ -28,6 +35,7 @@ export async function sendSignInMail(
   times: SendTimes,
   request: VerificationRequest,
   messages?: Messages,
+  content?: MailContent,
 ): Promise<SendResult> {
   const { sendVerificationRequest, transport } = provider
   const send = async () => {
@@ -36,7 +44,7 @@ export async function sendSignInMail(
     await transport.sendMail({
       from: provider.from,
       to: request.identifier,
-      ...renderSignInMail(request.url, request.host, messages),
+      ...(content ?? renderSignInMail(request.url, request.host, messages)),
     })
   }
   const started = performance.now()

@@ -6,12 +6,18 @@ export interface VerificationRecord {
   readonly identifier: string
   /** Seconds since the epoch. */
   readonly expires: number
+  /**
+   * What another feature's link carries beside the address (a password sign-up's sealed details),
+   * opaque to the store, which keeps it as it is. Absent for a sign-in link.
+   */
+  readonly data?: string
 }
 
 /**
  * Where e-mail sign-in tokens wait to be used, by the keyed hash of the token (a dump of the store
  * gives no usable link). `take` is atomic, get-and-delete, so two uses of one link make at most
- * one session. An implementation keeps a record no longer than its `expires`.
+ * one session. An implementation keeps a record no longer than its `expires`, and keeps its `data`
+ * (when there is one) as it was given.
  */
 export interface VerificationStore {
   put(key: string, record: VerificationRecord): Promise<void>

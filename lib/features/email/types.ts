@@ -8,6 +8,12 @@ export interface VerificationRequest {
   readonly url: string
   readonly host: string
   readonly expires: Date
+  /**
+   * Which mail: `signIn` (absent: the same), or a password's: `passwordSignUp` (confirm the address
+   * to create the account), `passwordSignUpExists` (someone tried to sign up with an address that
+   * has an account; `url` is the sign-in page), `passwordReset` (set a new password).
+   */
+  readonly kind?: 'signIn' | 'passwordSignUp' | 'passwordSignUpExists' | 'passwordReset'
 }
 
 /** The part of a nodemailer transport the package uses. */

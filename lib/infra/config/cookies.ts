@@ -18,6 +18,8 @@ export interface CookieSet {
   readonly webauthnChallenge: CookieDef
   /** Accounts: a link the user asked for (`link=true`), or an identity waiting for the user to confirm it by signing in; sealed, 15 minutes at most. */
   readonly accountLink: CookieDef
+  /** Passwords: this browser signed in to an account with its password before (its own throttle count then), sealed. */
+  readonly knownDevice: CookieDef
 }
 
 type CookieKind = keyof CookieSet
@@ -28,6 +30,7 @@ const BASE_NAMES: Record<CookieKind, string> = {
   flow: 'auth.flow',
   webauthnChallenge: 'auth.webauthn-challenge',
   accountLink: 'auth.account-link',
+  knownDevice: 'auth.known-device',
 }
 
 const NAME = /^[!#$%&'*+\-.^\w`|~]+$/
@@ -174,7 +177,11 @@ export function typedAddressCookie(base: { readonly path: string; readonly secur
 /** `cookies`, its keys checked (each kind's `name` and `options`). */
 export function checkedCookies(value: unknown): Record<string, unknown> {
   const cookies = optionalObject(value, 'cookies')
-  checkKeys(cookies, ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge', 'accountLink'], 'cookies.')
+  checkKeys(
+    cookies,
+    ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge', 'accountLink', 'knownDevice'],
+    'cookies.',
+  )
   for (const [kind, override] of Object.entries(cookies)) {
     checkKeys(optionalObject(override, `cookies.${kind}`), ['name', 'options'], `cookies.${kind}.`)
     checkKeys(

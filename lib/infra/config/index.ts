@@ -227,7 +227,7 @@ function resolveProviders(value: unknown, protocols: ReadonlySet<unknown>): read
       // GET /providers and then answer 404.
       if (!isProvider(provider, protocols)) {
         throw new ConfigurationError(
-          `\`${option}\` must be made by passportStrategy(), oauth2(), oidc(), email() or passkey() (import them from 'express-auth-service'); got ${describe(provider)}`,
+          `\`${option}\` must be made by passportStrategy(), oauth2(), oidc(), email(), passkey() or password() (import them from 'express-auth-service'); got ${describe(provider)}`,
         )
       }
       const { id, name, type } = provider
@@ -239,8 +239,10 @@ function resolveProviders(value: unknown, protocols: ReadonlySet<unknown>): read
         throw new ConfigurationError(
           `\`${option}.id\` ${JSON.stringify(id)} is used twice; give each provider its own id`,
         )
-      if (type !== 'oauth' && type !== 'email' && type !== 'webauthn')
-        throw new ConfigurationError(`\`${option}.type\` must be 'oauth', 'email' or 'webauthn'; got ${describe(type)}`)
+      if (type !== 'oauth' && type !== 'email' && type !== 'webauthn' && type !== 'credentials')
+        throw new ConfigurationError(
+          `\`${option}.type\` must be 'oauth', 'email', 'webauthn' or 'credentials'; got ${describe(type)}`,
+        )
       seen.add(id)
       return Object.freeze({ ...provider, name: typeof name === 'string' && name ? name : id })
     }),

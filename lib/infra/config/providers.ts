@@ -3,7 +3,7 @@ export interface ProviderInfo {
   readonly id: string
   readonly name: string
   /** NextAuth's provider types, as `GET /providers` says them. */
-  readonly type: 'oauth' | 'email' | 'webauthn'
+  readonly type: 'oauth' | 'email' | 'webauthn' | 'credentials'
   /** Which factory made it: each kind's feature builds the providers of its protocols. */
   readonly protocol: string
 }

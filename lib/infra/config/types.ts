@@ -101,7 +101,7 @@ export interface Callbacks {
     record: Readonly<SessionRecord>
     newData: unknown
   }) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>
-  /** Called at every sign-in, whatever the provider (OAuth, e-mail, passkey), and when an e-mail link is asked for. */
+  /** Called at every sign-in, whatever the provider (OAuth, e-mail, passkey, password), when an e-mail link is asked for, and before a password sign-up's mail goes out. */
   signIn?: (params: SignInCallbackParams) => SignInResult | Promise<SignInResult>
 }
 
@@ -109,7 +109,7 @@ export interface SignInCallbackParams {
   user: SessionUser & { id: string }
   account: {
     provider: string
-    type: 'oauth' | 'email' | 'webauthn'
+    type: 'oauth' | 'email' | 'webauthn' | 'credentials'
     providerAccountId: string
     [field: string]: unknown
   }
@@ -158,6 +158,8 @@ export interface CookieOverrides {
   /** The passkey ceremony's challenge cookie (`passkey()`). */
   webauthnChallenge?: CookieOverride
   accountLink?: CookieOverride
+  /** Passwords' known-device cookie (`password()`). */
+  knownDevice?: CookieOverride
 }
 
 export interface SessionOptions {

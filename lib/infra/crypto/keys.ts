@@ -17,6 +17,10 @@ export type KeyPurpose =
   | 'provider-tokens'
   | 'passkey-challenge'
   | 'account-link'
+  | 'password-token'
+  | 'password-account'
+  | 'password-device'
+  | 'password-link'
 
 const SALT = 'express-auth-service'
 
