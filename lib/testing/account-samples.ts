@@ -36,6 +36,7 @@ export function sampleAccount(userId: string, changes: Partial<StoredAccount> = 
     label: 'ada',
     linkedAt: at(1_000),
     lastUsedAt: null,
+    passwordHash: null,
     ...changes,
   }
 }

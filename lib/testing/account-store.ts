@@ -3,6 +3,7 @@ import type { AccountStore } from '../features/accounts/store'
 import { at, identityOf, sampleAccount, sampleUser, userWithAccount, type Rules } from './account-samples'
 import { describeAccountRaces } from './account-races'
 import { describeAccountRemovals } from './account-removals'
+import { describePasswordHashes } from './account-passwords'
 import type { TestFramework } from './types'
 
 /**
@@ -28,6 +29,7 @@ export function describeAccountStoreContract(
     describe('creating users and linking accounts', () => describeCreating(rules))
     describe('under concurrent calls', () => describeAccountRaces(rules))
     describe('unlinking, touching and deleting', () => describeAccountRemovals(rules))
+    describe('password hashes (password())', () => describePasswordHashes(rules))
   })
 }
 

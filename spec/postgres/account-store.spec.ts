@@ -46,6 +46,7 @@ const account = (userId: string, changes: Partial<StoredAccount> = {}): StoredAc
   label: 'ada',
   linkedAt: new Date('2024-05-01T10:00:00.456Z'),
   lastUsedAt: null,
+  passwordHash: null,
   ...changes,
 })
 

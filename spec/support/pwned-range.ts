@@ -43,8 +43,8 @@ export async function startRangeServer(
         for (let i = 0; i < 800; i++)
           lines.push(`${createHash('sha1').update(`pad${i}${prefix}`).digest('hex').toUpperCase().slice(5)}:0`)
       res.writeHead(200, { 'content-type': 'text/plain' })
-      if (range.mode === 'dribble') return res.write(lines.slice(0, 3).join('\r\n'))
-      res.end(lines.join('\r\n'))
+      if (range.mode === 'dribble') res.write(lines.slice(0, 3).join('\r\n'))
+      else res.end(lines.join('\r\n'))
     }
     if (range.mode === 'slow') setTimeout(answer, range.delayMs).unref()
     else answer()

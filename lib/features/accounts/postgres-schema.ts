@@ -111,5 +111,8 @@ export function migrationSql(names: TableNames): string[] {
 )`,
     // A user's accounts in the order listAccounts gives them; ON DELETE CASCADE finds them by it too.
     `CREATE INDEX IF NOT EXISTS "${c.accountsByUser}" ON ${names.accounts} (user_id, linked_at)`,
+    // Passwords (password()): a PHC string on the password account, null on every other. Added to a
+    // table made before it, once.
+    `ALTER TABLE ${names.accounts} ADD COLUMN IF NOT EXISTS password_hash text`,
   ]
 }

@@ -72,6 +72,9 @@ export function postgresAccounts(pool: PostgresPool, options?: PostgresAccountsO
     async touchAccount(userId: string, accountId: string, at: Date) {
       await pool.query(tables.sql.touchAccount, [userId, accountId, at])
     },
+    async setPasswordHash(userId: string, accountId: string, hash: string) {
+      return ((await pool.query(tables.sql.setPasswordHash, [userId, accountId, hash])).rowCount ?? 0) > 0
+    },
     deleteUser: async (userId: string) => ((await pool.query(tables.sql.deleteUser, [userId])).rowCount ?? 0) > 0,
   })
 }

@@ -18,7 +18,7 @@ export function userJson({ id, name, email, emailVerified, image, createdAt }: U
 }
 
 export function accountJson(account: StoredAccount): string {
-  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt } = account
+  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt, passwordHash } = account
   return JSON.stringify({
     id,
     userId,
@@ -29,6 +29,7 @@ export function accountJson(account: StoredAccount): string {
     label,
     linkedAt: linkedAt.getTime(),
     lastUsedAt: lastUsedAt?.getTime() ?? null,
+    passwordHash: passwordHash ?? null,
   })
 }
 
@@ -54,8 +55,10 @@ const TYPES: ReadonlySet<unknown> = new Set<AccountType>(['oauth', 'email', 'web
 export function parseAccount(value: unknown): StoredAccount | null {
   const parsed = typeof value === 'string' ? parseJsonObject(value) : null
   if (!parsed) return null
-  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt } = parsed
+  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt, passwordHash } = parsed
   const linkedAtDate = dateOf(linkedAt)
+  // Written before passwords: no field, no hash.
+  if (!isText(passwordHash ?? null)) return null
   const strings = [id, userId, provider, issuer, subject].every((field) => typeof field === 'string')
   if (!strings || !TYPES.has(type) || !isText(label) || !linkedAtDate || !isTime(lastUsedAt)) return null
   return {
@@ -68,6 +71,7 @@ export function parseAccount(value: unknown): StoredAccount | null {
     label,
     linkedAt: linkedAtDate,
     lastUsedAt: dateOf(lastUsedAt),
+    passwordHash: (passwordHash as string | null | undefined) ?? null,
   }
 }
 

@@ -96,6 +96,19 @@ export function redisAccountStore(redis: RedisRunner): AccountStore {
       // Only over the value read: a touch never brings back an account unlinked meanwhile.
       await evalOn([ways], REPLACE_FIELD, accountId, before, accountJson({ ...account, lastUsedAt: at }))
     },
+    async setPasswordHash(userId, accountId, hash) {
+      const ways = keys(userId)[1]
+      // Only over the value read (a touch may race it: then read again); an account unlinked or a
+      // user deleted meanwhile is never brought back.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const before = await redis.run((client) => client.hget(ways, accountId))
+        const account = parseAccount(before)
+        if (before === null || account?.userId !== userId) return false
+        const next = accountJson({ ...account, passwordHash: hash })
+        if ((await evalOn([ways], REPLACE_FIELD, accountId, before, next)) === 1) return true
+      }
+      throw new Error('setPasswordHash: the account kept changing')
+    },
     async deleteUser(userId) {
       const found = await evalOn(keys(userId), DELETE)
       const [kept, ...accounts] = Array.isArray(found) ? (found as unknown[]) : []

@@ -40,6 +40,11 @@ export interface StoredAccount extends IdentityKey {
   readonly label: string | null
   readonly linkedAt: Date
   readonly lastUsedAt: Date | null
+  /**
+   * A password account's hash (`password()`): a PHC string, never the password. Null or absent for
+   * every other way in. The app-facing helpers never hand it out (`listAccounts` gives AccountInfo).
+   */
+  readonly passwordHash?: string | null
 }
 
 export type CreateUserResult =
@@ -97,4 +102,12 @@ export interface AccountStore {
   touchAccount(userId: string, accountId: string, at: Date): Promise<void>
   /** Deletes the user and every account of theirs (their identities can sign up again); false when there was none. */
   deleteUser(userId: string): Promise<boolean>
+  /**
+   * Sets the password hash of the user's account `accountId` (a reset, a change, a re-hash at a
+   * better cost); false when the user has no such account (another user's id included), and then
+   * nothing is written. Optional: `password()` needs it, accounts without passwords do not.
+   * `createUser` and `linkAccount` keep an account's `passwordHash`; `findAccount` and
+   * `listAccounts` return it.
+   */
+  setPasswordHash?(userId: string, accountId: string, hash: string): Promise<boolean>
 }
