@@ -30,12 +30,20 @@ export async function startRangeServer(
   const server: Server = createServer((req, res) => {
     const path = req.url ?? ''
     requests.push({ path, headers: req.headers })
-    const answer = () => {
-      if (range.mode === 'down') return res.writeHead(503).end('unavailable')
-      if (range.mode === 'garbage')
-        return res.writeHead(200, { 'content-type': 'text/plain' }).end('<html>hello</html>')
+    const answer = (): void => {
+      if (range.mode === 'down') {
+        res.writeHead(503).end('unavailable')
+        return
+      }
+      if (range.mode === 'garbage') {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('<html>hello</html>')
+        return
+      }
       const prefix = path.slice(path.lastIndexOf('/') + 1).toUpperCase()
-      if (!/^[0-9A-F]{5}$/.test(prefix)) return res.writeHead(400).end('The hash prefix was not in a valid format')
+      if (!/^[0-9A-F]{5}$/.test(prefix)) {
+        res.writeHead(400).end('The hash prefix was not in a valid format')
+        return
+      }
       const lines = [...known]
         .filter(([hash]) => hash.startsWith(prefix))
         .map(([hash, count]) => `${hash.slice(5)}:${count}`)
@@ -43,6 +51,7 @@ export async function startRangeServer(
         for (let i = 0; i < 800; i++)
           lines.push(`${createHash('sha1').update(`pad${i}${prefix}`).digest('hex').toUpperCase().slice(5)}:0`)
       res.writeHead(200, { 'content-type': 'text/plain' })
+      // Headers at once, and a body that never ends: the deadline must cover the body too.
       if (range.mode === 'dribble') res.write(lines.slice(0, 3).join('\r\n'))
       else res.end(lines.join('\r\n'))
     }
