@@ -51,9 +51,19 @@ function selectSystems(only) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function load(target, seconds, { connections, pipelining }) {
+  // A system may set its own load (a password sign-in: as many connections as the hashing takes at once).
+  const { method = 'GET', body } = target.system
   return new Promise((resolve, reject) => {
     autocannon(
-      { url: target.url, headers: target.headers, connections, pipelining, duration: seconds },
+      {
+        url: target.url,
+        headers: target.headers,
+        method,
+        ...(body === undefined ? {} : { body }),
+        connections: target.system.connections ?? connections,
+        pipelining: target.system.pipelining ?? pipelining,
+        duration: seconds,
+      },
       (error, result) => (error ? reject(error) : resolve(result)),
     )
   })
@@ -77,9 +87,14 @@ async function launch(system, { secret, redis, cluster, settings }) {
   try {
     const origin = `http://127.0.0.1:${await server.waitFor('READY ')}`
     target.url = `${origin}${system.path}`
-    target.headers = await sessions[system.prepare]({ origin, server, system, secret })
+    const prepared = await sessions[system.prepare]({ origin, server, system, secret })
+    // A POST system's preparation gives its request's headers and body (kept on the system for load and checks).
+    if (system.method === 'POST') {
+      target.headers = prepared.headers
+      target.system = { ...system, body: prepared.body }
+    } else target.headers = prepared
     if (system.settleMs) await sleep(system.settleMs)
-    target.problem = await checkReply(origin, system, target.headers)
+    target.problem = await checkReply(origin, target.system, target.headers)
     target.origin = origin
     target.startRss = memory(server.pid, 'VmRSS')
   } catch (error) {
@@ -167,7 +182,10 @@ async function main() {
       if (problem && !target.problem) target.problem = `after the rounds: ${problem}`
     }
     const rows = summarize(targets, REFERENCE)
-    const text = `${table(rows)}\n\n${tally(rows)}`
+    const perCore = rows
+      .filter((row) => row.system.perCore && row.rps !== null)
+      .map((row) => `${row.system.label}: ${(row.rps / os.cpus().length).toFixed(1)} per second per core (${os.cpus().length} cores)`)
+    const text = [table(rows), tally(rows), ...perCore].join('\n\n')
     console.log(`\n${text}`)
     if (settings.results !== '-') {
       const body = ['# Benchmark results', '', ...header.map((line) => `${line}  `), '', text, ''].join('\n')

@@ -158,6 +158,22 @@ exports.SYSTEMS = [
     setsCookie: false,
   },
   {
+    id: 'eas-password-signin',
+    group: PACKAGE,
+    label: 'POST /callback/credentials: a password sign-in (argon2id, 19 MiB, t=2)',
+    server: ['package.js', 'password'],
+    path: '/api/auth/callback/credentials',
+    method: 'POST',
+    prepare: 'passwordSignIn',
+    expect: 'signed-in-url',
+    setsCookie: true,
+    // As many requests at once as the hashing takes (the cores) and its queue holds: the bench
+    // measures sign-ins, not 429s. Reported per core beside the table; no ratio target.
+    connections: 4,
+    pipelining: 1,
+    perCore: true,
+  },
+  {
     id: 'authjs-session',
     group: AUTHJS,
     label: 'GET /session, JWT session',

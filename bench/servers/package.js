@@ -1,11 +1,11 @@
 // This package, built (dist/lib), mounted the way the README mounts it.
-// Usage: node bench/servers/package.js <default|database|cluster|revocation|callback|renewal|tokens>
+// Usage: node bench/servers/package.js <default|database|cluster|revocation|callback|renewal|tokens|password>
 // With `database`, `revocation` and `tokens`: BENCH_REDIS_URL and BENCH_REDIS_PREFIX name the Redis and the keys;
 // with `cluster`, BENCH_REDIS_CLUSTER (host:port,…) names the Cluster's nodes.
 // `tokens`: database sessions, and a provider `stub` (./oauth-stub.js) with `tokens: true`; GET /token
 // answers getAccessToken(req, 'stub').
 const express = require('express')
-const { auth, email, oauth2 } = require('../../dist/lib')
+const { auth, email, memoryAccounts, oauth2, password } = require('../../dist/lib')
 const { ADDRESS, listen } = require('./listen')
 
 const variant = process.argv[2] ?? 'default'
@@ -49,7 +49,14 @@ if (variant === 'callback')
   options.callbacks = { session: ({ session, record }) => ({ ...session, userId: record.userId }) }
 // Due for renewal one second after sign-in, and then on every request (the bench keeps the first cookie).
 if (variant === 'renewal') options.session = { maxAge: 3600, updateAge: 1 }
-if (!['default', 'database', 'cluster', 'revocation', 'callback', 'renewal', 'tokens'].includes(variant))
+// `password`: password() at its default parameters (argon2id, 19 MiB, 2 passes), accounts in memory, no
+// breached check (it would call the internet), and no request limit (the bench is one client address).
+if (variant === 'password') {
+  options.providers.push(password({ breached: false }))
+  options.accounts = memoryAccounts()
+  options.requestRateLimit = { limit: 1_000_000_000 }
+}
+if (!['default', 'database', 'cluster', 'revocation', 'callback', 'renewal', 'tokens', 'password'].includes(variant))
   throw new Error(`unknown variant ${variant}`)
 
 async function main() {

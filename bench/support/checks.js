@@ -16,6 +16,8 @@ const SHAPES = {
   /** getAccessToken's answer: the stub's access token (servers/oauth-stub.js). */
   token: (body) => isObject(body) && body.accessToken === 'bench-access-token' && typeof body.expiresAt === 'number',
   /** At least the GitHub provider, with its sign-in and callback URLs. */
+  /** A sign-in's JSON answer: `{ url }` of the callbackUrl. */
+  'signed-in-url': (body) => isObject(body) && typeof body.url === 'string' && !body.url.includes('error='),
   providers: (body) =>
     isObject(body) &&
     isObject(body.github) &&
@@ -25,7 +27,8 @@ const SHAPES = {
 
 /** null when the reply is right, else what is wrong with it. */
 exports.checkReply = async (origin, system, headers) => {
-  const res = await fetch(`${origin}${system.path}`, { headers, redirect: 'manual' })
+  const request = system.method === 'POST' ? { method: 'POST', body: system.body } : {}
+  const res = await fetch(`${origin}${system.path}`, { headers, redirect: 'manual', ...request })
   const text = await res.text()
   if (res.status !== 200) return `status ${res.status}: ${text.slice(0, 120)}`
   let body
