@@ -5,6 +5,8 @@ import { email } from './features/email'
 import { oauth } from './features/oauth'
 import { oidcLogout } from './features/oidc-logout'
 import { passkey } from './features/passkey'
+import { password } from './features/password'
+import type { PasswordHelpers } from './features/password/types'
 import type { PasskeyHelpers } from './features/passkey/manage'
 import { providerTokensFeature } from './features/provider-tokens'
 import type { TokenHelpers } from './features/provider-tokens/helpers'
@@ -21,7 +23,8 @@ export const FEATURES: readonly FeatureDefinition[] = [
   oidcLogout,
   providerTokensFeature,
   accounts,
+  password,
 ]
 
 /** The helpers the features add to the router auth() returns. */
-export type FeatureHelpers = TokenHelpers & PasskeyHelpers & AccountHelpers
+export type FeatureHelpers = TokenHelpers & PasskeyHelpers & AccountHelpers & PasswordHelpers

@@ -1,0 +1,165 @@
+import type { Context } from '../../core/context'
+import type { SessionRecord } from '../../infra/config/types'
+import { sendRedirect } from '../../infra/http/reply'
+import { clientKey } from '../../infra/http/client-key'
+import { accountInfo, randomId } from '../accounts/runtime'
+import type { StoredAccount, User } from '../accounts/store'
+import { emailIdentifier } from '../email/address'
+import { hashingBusy } from './answers'
+import { readIdentifier } from './identifier'
+import { field, showPage } from './pages'
+import { normalizePassword } from './policy'
+import { accountKey, type PasswordRuntime } from './runtime'
+
+/** The signed-in user, their password account (null: none yet), and whether they signed in recently. */
+interface Who {
+  readonly record: SessionRecord
+  readonly user: User
+  readonly account: StoredAccount | null
+  readonly recent: boolean
+}
+
+async function who(ctx: Context, runtime: PasswordRuntime): Promise<Who | null> {
+  const record = await ctx.svc.sessions.read(ctx.sessionCookie())
+  if (record === null) return null
+  const user = await runtime.accounts.call((store) => store.getUser(record.userId))
+  if (user === null) return null
+  const accounts = await runtime.accounts.call((store) => store.listAccounts(record.userId))
+  const account = accounts.find(({ provider }) => provider === runtime.provider.id) ?? null
+  const recent = Date.now() / 1000 - record.createdAt <= runtime.accounts.linkMaxAge
+  return { record, user, account, recent }
+}
+
+/** No session: the sign-in page (`SessionRequired`), back here afterwards. */
+async function signInFirst(ctx: Context, error: 'SessionRequired' | 'ReauthRequired'): Promise<void> {
+  const url = new URL(ctx.svc.config.pages.signIn ?? `${ctx.base.href}/signin`, ctx.base.origin)
+  url.searchParams.set('callbackUrl', ctx.serviceUrl('/password/change', { callbackUrl: await ctx.callbackTarget() }))
+  url.searchParams.set('error', error)
+  ctx.redirect(url.href, 401)
+}
+
+/** `GET /password/change`: the form, for a signed-in user. */
+export async function changePage(ctx: Context, runtime: PasswordRuntime): Promise<void> {
+  const me = await who(ctx, runtime)
+  if (me === null) return signInFirst(ctx, 'SessionRequired')
+  if (me.account === null && !me.recent) return signInFirst(ctx, 'ReauthRequired')
+  await showForm(ctx, runtime, me, 200, {})
+}
+
+/**
+ * `POST /password/change` (CSRF checked, signed in): with `currentPassword` (checked, and throttled
+ * as a sign-in is), or without it only within `accounts.linkMaxAge` of signing in, the password
+ * becomes `newPassword` (the policy's every rule). A user without a password (signed in another
+ * way) adds one, after a recent sign-in only: their verified address (or a user name they choose)
+ * becomes a new way in. The user's other sessions end; this one stays. `passwordChanged` runs.
+ */
+export async function change(ctx: Context, runtime: PasswordRuntime): Promise<void> {
+  const me = await who(ctx, runtime)
+  if (me === null) return signInFirst(ctx, 'SessionRequired')
+  const limit = 4 * runtime.provider.maxLength + 4
+  const current = field(ctx, 'currentPassword', limit) ?? ''
+  const password = normalizePassword(field(ctx, 'newPassword', limit) ?? '')
+  if (me.account === null) return add(ctx, runtime, me, password)
+  if (current === '') {
+    if (!me.recent) return showForm(ctx, runtime, me, 400, { wrongCurrent: true })
+  } else if (!(await currentMatches(ctx, runtime, me.account, normalizePassword(current)))) {
+    return showForm(ctx, runtime, me, 400, { wrongCurrent: true })
+  }
+  const check = await runtime.policy.check(password, { identifier: me.account.subject })
+  if (!check.ok) return showForm(ctx, runtime, me, 400, { reasons: check.reasons })
+  const hash = await runtime.gate.run(() => runtime.hashing.hash(password))
+  if (hash === null) return hashingBusy(ctx)
+  const { account } = me
+  if (!(await runtime.accounts.call((store) => store.setPasswordHash!(me.user.id, account.id, hash))))
+    return ctx.redirectToError('Default', 404)
+  await changed(ctx, me, false)
+}
+
+/** The user's first password: a new way in, linked to them. */
+async function add(ctx: Context, runtime: PasswordRuntime, me: Who, password: string): Promise<void> {
+  if (!me.recent) return signInFirst(ctx, 'ReauthRequired')
+  const identifier =
+    runtime.provider.identifier === 'email'
+      ? me.user.emailVerified
+        ? emailIdentifier(me.user.email, runtime.mail?.provider.normalizeIdentifier)
+        : null
+      : readIdentifier(runtime, ctx.body.username)
+  if (identifier === null) return showForm(ctx, runtime, me, 400, { invalidIdentifier: true })
+  const check = await runtime.policy.check(password, { identifier })
+  if (!check.ok) return showForm(ctx, runtime, me, 400, { reasons: check.reasons })
+  const hash = await runtime.gate.run(() => runtime.hashing.hash(password))
+  if (hash === null) return hashingBusy(ctx)
+  const now = new Date()
+  const account: StoredAccount = {
+    id: randomId(),
+    userId: me.user.id,
+    provider: runtime.provider.id,
+    issuer: '',
+    subject: identifier,
+    type: 'credentials',
+    label: identifier,
+    linkedAt: now,
+    lastUsedAt: null,
+    passwordHash: hash,
+  }
+  const linked = await runtime.accounts.call((store) => store.linkAccount(account))
+  if (linked.kind === 'identityTaken') return showForm(ctx, runtime, me, 409, { taken: true })
+  if (linked.kind === 'noUser') return ctx.redirectToError('AccessDenied')
+  ctx.svc.log('info', 'account.linked', 'a way in was linked (a password added)', {
+    provider: runtime.provider.id,
+    ...ctx.svc.userForLog(me.user.id),
+  })
+  await runtime.accounts.emit('accountLinked', { userId: me.user.id, account: accountInfo(linked.account) })
+  await changed(ctx, me, true)
+}
+
+/** The current password, checked as a sign-in checks it: throttled, and a failure counted. */
+async function currentMatches(ctx: Context, runtime: PasswordRuntime, account: StoredAccount, current: string): Promise<boolean> {
+  const key = accountKey(runtime, account.subject)
+  const client = clientKey(ctx.req.ip)
+  const pace = await runtime.throttle.check(key, client, null)
+  const stored = pace === 'allowed' ? (account.passwordHash ?? null) : null
+  const verdict = await runtime.gate.run(async () => {
+    if (stored === null) {
+      await runtime.hashing.dummy(current)
+      return { ok: false, rehash: false }
+    }
+    return runtime.hashing.verify(stored, current)
+  })
+  if (verdict === null) return hashingBusy(ctx)
+  if (!verdict.ok) await runtime.throttle.failed(key, client, null)
+  return verdict.ok
+}
+
+async function changed(ctx: Context, me: Who, added: boolean): Promise<void> {
+  await ctx.svc.sessions.revokeOthers(ctx.sessionCookie(), me.record)
+  ctx.svc.log('info', 'password.changed', added ? 'a password was added' : 'a password was changed; the other sessions ended', ctx.svc.userForLog(me.user.id))
+  await ctx.emit('passwordChanged', ctx.svc.config.events.passwordChanged, { userId: me.user.id, added })
+  const kind = added ? 'added' : 'changed'
+  sendRedirect(ctx.res, ctx.serviceUrl('/password/done', { kind, callbackUrl: await ctx.callbackTarget() }))
+}
+
+interface FormState {
+  reasons?: readonly string[]
+  wrongCurrent?: boolean
+  invalidIdentifier?: boolean
+  taken?: boolean
+}
+
+async function showForm(ctx: Context, runtime: PasswordRuntime, me: Who, status: number, state: FormState): Promise<void> {
+  await showPage(ctx, status, 'password-change', {
+    base: ctx.base.href,
+    action: ctx.serviceUrl('/password/change'),
+    csrfToken: ctx.csrfToken(),
+    callbackUrl: await ctx.callbackTarget(),
+    needsCurrent: me.account !== null && !me.recent,
+    adding: me.account === null,
+    askUsername: me.account === null && runtime.provider.identifier === 'username',
+    ...(state.reasons ? { reasons: state.reasons as never } : {}),
+    ...(state.wrongCurrent ? { wrongCurrent: true } : {}),
+    ...(state.invalidIdentifier ? { invalidIdentifier: true } : {}),
+    ...(state.taken ? { taken: true } : {}),
+    minLength: runtime.provider.minLength,
+    maxLength: runtime.provider.maxLength,
+  })
+}

@@ -1,0 +1,99 @@
+import type { Context } from '../../core/context'
+import { completeSignIn } from '../../core/sign-in/complete'
+import { sendRedirect } from '../../infra/http/reply'
+import { chooseCallbackUrl } from '../../infra/urls/callback-url'
+import { announceUser, randomId } from '../accounts/runtime'
+import { normalizeAddress } from '../email/address'
+import { spendLink } from './links'
+import { showPage } from './pages'
+import type { PasswordRuntime } from './runtime'
+
+/** The link's values, as strings of a sane length (anything else counts as absent). */
+export function linkValues(ctx: Context): { token: string; email: string } {
+  const value = (name: string, max: number) => {
+    const text = ctx.param(name)
+    return text !== null && text.length <= max ? text : ''
+  }
+  return { token: value('token', 128), email: value('email', 254) }
+}
+
+/**
+ * `GET /password/confirm`, the sign-up mail's link. Mail scanners open every link, so it spends
+ * nothing: the e-mail confirm page, whose button posts the link with a CSRF token (set by this
+ * page, so the link works in any browser).
+ */
+export async function showSignUpLink(ctx: Context): Promise<void> {
+  const values = linkValues(ctx)
+  if (!values.token || normalizeAddress(values.email) !== values.email) return refuse(ctx)
+  await showPage(ctx, 200, 'email-confirm', {
+    base: ctx.base.href,
+    action: ctx.serviceUrl('/password/confirm'),
+    ...values,
+    callbackUrl: '',
+    csrfToken: ctx.csrfToken(),
+  })
+}
+
+/**
+ * `POST /password/confirm`: the link is spent once; the user and the password account are created
+ * together (the address is verified: the mail reached it), and the browser is signed in. An address
+ * that got an account since the link was sent (another sign-up, another way in) creates nothing:
+ * the browser goes to the sign-in page. Without a valid CSRF token nothing is spent.
+ */
+export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Promise<void> {
+  const { svc } = ctx
+  const values = linkValues(ctx)
+  if (!svc.csrf.verify(ctx.cookies[ctx.cookieSet.csrfToken.name], ctx.body.csrfToken)) {
+    svc.log('warn', 'csrf.invalid', 'a sign-up link was posted without a valid CSRF token; it was not spent', {
+      route: 'password/confirm',
+    })
+    return sendRedirect(ctx.res, ctx.serviceUrl('/password/confirm', values))
+  }
+  const data = values.token && values.email ? await spendLink(runtime, 'signup', values.token, values.email) : null
+  const hash = data?.h
+  if (data === null || typeof hash !== 'string') return refuse(ctx)
+  const identifier = values.email
+  const name = typeof data.n === 'string' ? data.n : null
+  const callbackUrl = await chooseCallbackUrl(
+    typeof data.u === 'string' ? data.u : null,
+    ctx.base,
+    svc.config.trustedOrigins,
+    svc.config.callbacks.redirect,
+    svc.log,
+  )
+  const now = new Date()
+  const userId = randomId()
+  const created = await runtime.accounts.call((store) =>
+    store.createUser(
+      { id: userId, name, email: identifier, emailVerified: now, image: null, createdAt: now },
+      {
+        id: randomId(),
+        userId,
+        provider: runtime.provider.id,
+        issuer: '',
+        subject: identifier,
+        type: 'credentials',
+        label: identifier,
+        linkedAt: now,
+        lastUsedAt: now,
+        passwordHash: hash,
+      },
+    ),
+  )
+  if (created.kind !== 'created') {
+    svc.log('info', 'password.link_refused', `a sign-up link found the address taken since (${created.kind}); nothing was created`)
+    return ctx.redirect(ctx.serviceUrl('/signin', { callbackUrl }))
+  }
+  await announceUser(runtime.accounts, svc, created.user, runtime.provider.id)
+  await completeSignIn(ctx, {
+    user: { id: identifier, name, email: identifier, image: null },
+    account: { provider: runtime.provider.id, type: 'credentials', providerAccountId: identifier },
+    identity: { subject: identifier, verifiedEmail: identifier, label: identifier },
+    callbackUrl,
+  })
+}
+
+export function refuse(ctx: Context): void {
+  ctx.svc.log('warn', 'password.link_refused', 'a password link was refused: unknown, expired, already used, or for another address')
+  ctx.redirectToError('Verification')
+}
