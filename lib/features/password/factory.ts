@@ -89,8 +89,7 @@ function appNames(value: unknown, option: string): string[] {
 }
 
 function breachedOf(value: unknown, option: string): BreachedOptions | null {
-  if (value === false) return null
-  return resolveBreached(value ?? {}, option)
+  return resolveBreached(value, option)
 }
 
 function hashingOf(value: unknown, option: string): PasswordProvider['hashing'] {

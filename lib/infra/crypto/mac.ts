@@ -37,10 +37,3 @@ export function digest(value: string): string {
   return createHash('sha256').update(value).digest('base64url')
 }
 
-/**
- * SHA-1 in upper-case hex, the breached-password range API's protocol (its first 5 digits are all
- * that is sent): never used to keep or compare a secret.
- */
-export function sha1Hex(value: string): string {
-  return createHash('sha1').update(value).digest('hex').toUpperCase()
-}
