@@ -1,4 +1,4 @@
-// Every spec runs on Express 5; the route, flow and accounts specs run a second time on Express 4, with
+// Every spec runs on Express 5; the route, flow, accounts and password HTTP specs run a second time on Express 4, with
 // `express` mapped to the `express4` alias for both the specs and the package under test; the Redis
 // specs run a third time on ioredis 6 (`ioredis` mapped to the `ioredis6` alias).
 const { availableParallelism } = require('node:os')
@@ -28,6 +28,8 @@ module.exports = {
         '<rootDir>/spec/routes/**/*.spec.ts',
         '<rootDir>/spec/flows/**/*.spec.ts',
         '<rootDir>/spec/accounts/**/*.spec.ts',
+        // Passwords over HTTP (the units of spec/password, policy, throttle, hashing, run once).
+        '<rootDir>/spec/password/{sign-in,signup,reset,change,throttle-http,enumeration,hashing-limit}.spec.ts',
         '<rootDir>/spec/http/mount.spec.ts',
         '<rootDir>/spec/client/**/*.spec.ts',
       ],
