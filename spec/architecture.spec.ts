@@ -19,6 +19,7 @@ import path from 'node:path'
 const REQUIRES: ReadonlyMap<string, readonly string[]> = new Map([
   ['oidc-logout', ['oauth']],
   ['provider-tokens', ['oauth']],
+  ['password', ['accounts', 'email']],
 ])
 
 const ENTRY_POINTS = new Set(['index.ts', 'testing', 'auth.ts', 'features.ts'])
