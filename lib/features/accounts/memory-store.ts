@@ -77,6 +77,12 @@ export function memoryAccounts(): AccountStore {
       const account = own?.get(accountId)
       if (own && account) keep({ ...account, lastUsedAt: at })
     },
+    async setPasswordHash(userId, accountId, hash) {
+      const account = accounts.get(userId)?.get(accountId)
+      if (!account) return false
+      keep({ ...account, passwordHash: hash })
+      return true
+    },
     async deleteUser(userId) {
       const user = users.get(userId)
       if (!user) return false
@@ -107,7 +113,7 @@ function copyUser(user: User): User {
 }
 
 function copyAccount(account: StoredAccount): StoredAccount {
-  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt } = account
+  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt, passwordHash } = account
   return {
     id,
     userId,
@@ -118,5 +124,6 @@ function copyAccount(account: StoredAccount): StoredAccount {
     label,
     linkedAt: new Date(linkedAt.getTime()),
     lastUsedAt: copyDate(lastUsedAt),
+    passwordHash: passwordHash ?? null,
   }
 }
