@@ -18,7 +18,7 @@ export function userJson({ id, name, email, emailVerified, image, createdAt }: U
 }
 
 export function accountJson(account: StoredAccount): string {
-  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt } = account
+  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt, passwordHash } = account
   return JSON.stringify({
     id,
     userId,
@@ -29,6 +29,7 @@ export function accountJson(account: StoredAccount): string {
     label,
     linkedAt: linkedAt.getTime(),
     lastUsedAt: lastUsedAt?.getTime() ?? null,
+    passwordHash: passwordHash ?? null,
   })
 }
 
@@ -54,10 +55,12 @@ const TYPES: ReadonlySet<unknown> = new Set<AccountType>(['oauth', 'email', 'web
 export function parseAccount(value: unknown): StoredAccount | null {
   const parsed = typeof value === 'string' ? parseJsonObject(value) : null
   if (!parsed) return null
-  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt } = parsed
+  // No passwordHash: an account written before passwords, which has none.
+  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt, passwordHash = null } = parsed
   const linkedAtDate = dateOf(linkedAt)
   const strings = [id, userId, provider, issuer, subject].every((field) => typeof field === 'string')
   if (!strings || !TYPES.has(type) || !isText(label) || !linkedAtDate || !isTime(lastUsedAt)) return null
+  if (!isText(passwordHash)) return null
   return {
     id: id as string,
     userId: userId as string,
@@ -68,6 +71,7 @@ export function parseAccount(value: unknown): StoredAccount | null {
     label,
     linkedAt: linkedAtDate,
     lastUsedAt: dateOf(lastUsedAt),
+    passwordHash,
   }
 }
 
