@@ -33,6 +33,7 @@ const signUp = (): [User, StoredAccount] => {
       label: null,
       linkedAt: new Date(),
       lastUsedAt: null,
+      passwordHash: null,
     },
   ]
 }

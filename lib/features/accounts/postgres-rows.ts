@@ -7,7 +7,7 @@ import type { AccountType, StoredAccount, User } from './store'
  */
 
 const USER_COLUMNS = 'id, name, email, email_verified, image, created_at'
-const ACCOUNT_COLUMNS = 'id, user_id, provider, issuer, subject, type, label, linked_at, last_used_at'
+const ACCOUNT_COLUMNS = 'id, user_id, provider, issuer, subject, type, label, linked_at, last_used_at, password_hash'
 
 export type Statements = ReturnType<typeof statements>
 
@@ -18,12 +18,13 @@ export function statements({ users, accounts }: TableNames) {
     // lower(email) and the condition as the unique index has them, so that the index answers.
     findByEmail: `SELECT ${USER_COLUMNS} FROM ${users} WHERE lower(email) = lower($1) AND email_verified IS NOT NULL`,
     insertUser: `INSERT INTO ${users} (${USER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)`,
-    insertAccount: `INSERT INTO ${accounts} (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    insertAccount: `INSERT INTO ${accounts} (${ACCOUNT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     lockUser: `SELECT 1 FROM ${users} WHERE id = $1 FOR NO KEY UPDATE`,
     countAccounts: `SELECT count(*)::int AS accounts, count(*) FILTER (WHERE id = $2)::int AS found FROM ${accounts} WHERE user_id = $1`,
     deleteAccount: `DELETE FROM ${accounts} WHERE user_id = $1 AND id = $2`,
     listAccounts: `SELECT ${ACCOUNT_COLUMNS} FROM ${accounts} WHERE user_id = $1 ORDER BY linked_at, id`,
     touchAccount: `UPDATE ${accounts} SET last_used_at = $3 WHERE user_id = $1 AND id = $2`,
+    setPasswordHash: `UPDATE ${accounts} SET password_hash = $3 WHERE user_id = $1 AND id = $2`,
     deleteUser: `DELETE FROM ${users} WHERE id = $1`,
   })
 }
@@ -47,6 +48,7 @@ export const accountValues = (account: StoredAccount) => [
   account.label,
   account.linkedAt,
   account.lastUsedAt,
+  account.passwordHash ?? null,
 ]
 
 /** What was written, as a read would give it back: the interface's fields alone, Dates of our own. */
@@ -69,6 +71,7 @@ export const copyAccount = (account: StoredAccount): StoredAccount => ({
   label: account.label,
   linkedAt: new Date(account.linkedAt),
   lastUsedAt: account.lastUsedAt && new Date(account.lastUsedAt),
+  passwordHash: account.passwordHash ?? null,
 })
 
 type Row = Record<string, unknown>
@@ -102,5 +105,6 @@ export function toAccount(row: unknown): StoredAccount {
     label: text(r.label),
     linkedAt: date(r.linked_at),
     lastUsedAt: dateOrNull(r.last_used_at),
+    passwordHash: text(r.password_hash),
   }
 }
