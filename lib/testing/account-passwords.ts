@@ -1,65 +1,98 @@
 import assert from 'node:assert/strict'
-import { identityOf, sampleAccount, sampleUser, userWithAccount, type Rules } from './account-samples'
-
-const HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g'
+import {
+  at,
+  identityOf,
+  passwordSetter,
+  sampleAccount,
+  sampleHash,
+  sampleUser,
+  userWithAccount,
+  type Rules,
+} from './account-samples'
 
 /**
- * A password account's hash (`passwordHash`, a PHC string): kept by createUser and linkAccount,
- * given back by findAccount and listAccounts (null for an account without one), and changed only
- * through `setPasswordHash` on the user's own account. For a store without `setPasswordHash` (one
- * that does not serve `password()`), only the keeping is checked.
+ * A password account's hash (`passwordHash`): createUser and linkAccount keep it, findAccount and
+ * listAccounts give it back, and setPasswordHash replaces it on the user's own account alone. Each
+ * case runs only for a store with setPasswordHash (the races with unlink and deleteUser are in
+ * ./account-races.ts).
  */
 export function describePasswordHashes({ it, store }: Rules): void {
-  it('keeps a password hash through createUser and linkAccount, and null for the other accounts', async () => {
-    const { user, account } = await userWithAccount(store(), sampleUser(), { type: 'credentials', passwordHash: HASH })
-    assert.equal((await store().findAccount(identityOf(account)))?.passwordHash, HASH)
-    const other = sampleAccount(user.id, { type: 'oauth' })
-    assert.equal((await store().linkAccount(other)).kind, 'linked')
-    const second = sampleAccount(user.id, { type: 'credentials', provider: 'credentials', passwordHash: `${HASH}2` })
-    assert.equal((await store().linkAccount(second)).kind, 'linked')
-    const listed = new Map(
-      (await store().listAccounts(user.id)).map(({ id, passwordHash }) => [id, passwordHash ?? null]),
-    )
-    assert.deepEqual(
-      listed,
-      new Map([
-        [account.id, HASH],
-        [other.id, null],
-        [second.id, `${HASH}2`],
-      ]),
-    )
-  })
-
-  it('sets the hash of the user’s own account only, and nothing for another user’s or a missing one', async () => {
-    const set = store().setPasswordHash?.bind(store())
-    if (!set) return
-    const { user, account } = await userWithAccount(store(), sampleUser(), { type: 'credentials', passwordHash: HASH })
-    const { account: theirs } = await userWithAccount(store(), sampleUser(), {
+  /** A user with a password account (identity `credentials`, '', a fresh subject) holding `hash`. */
+  const withPassword = (hash: string) =>
+    userWithAccount(store(), sampleUser(), {
+      provider: 'credentials',
       type: 'credentials',
-      passwordHash: HASH,
+      label: null,
+      passwordHash: hash,
     })
-    assert.equal(await set(user.id, account.id, `${HASH}new`), true)
-    assert.equal((await store().findAccount(identityOf(account)))?.passwordHash, `${HASH}new`)
-    assert.equal(await set(user.id, theirs.id, 'stolen'), false)
-    assert.equal((await store().findAccount(identityOf(theirs)))?.passwordHash, HASH)
-    assert.equal(await set(user.id, `account-${Math.random()}`, 'nothing'), false)
-    assert.equal(await set(`user-${Math.random()}`, account.id, 'nothing'), false)
-    // The rest of the account is as it was.
-    const found = await store().findAccount(identityOf(account))
-    assert.deepEqual(found, { ...account, passwordHash: `${HASH}new` })
+
+  it('keeps a hash through createUser and linkAccount, and gives it back from findAccount and listAccounts', async () => {
+    if (!passwordSetter(store())) return
+    const hash = sampleHash()
+    const user = sampleUser()
+    const account = sampleAccount(user.id, { provider: 'credentials', type: 'credentials', passwordHash: hash })
+    assert.deepEqual(await store().createUser(user, account), { kind: 'created', user, account })
+    const other = sampleAccount(user.id, { linkedAt: at(2_000) })
+    const second = sampleAccount(user.id, { provider: 'credentials', linkedAt: at(3_000), passwordHash: sampleHash() })
+    assert.deepEqual(await store().linkAccount(other), { kind: 'linked', account: other })
+    assert.deepEqual(await store().linkAccount(second), { kind: 'linked', account: second })
+    assert.deepEqual(await store().findAccount(identityOf(account)), account)
+    assert.deepEqual(await store().findAccount(identityOf(second)), second)
+    assert.deepEqual(await store().listAccounts(user.id), [account, other, second])
+    // The holder a refusal names comes with its hash too.
+    const late = sampleUser()
+    const taken = await store().createUser(late, sampleAccount(late.id, identityOf(account)))
+    assert.deepEqual(taken, { kind: 'identityTaken', account })
   })
 
-  it('never brings back an unlinked account or a deleted user by setting a hash', async () => {
-    const set = store().setPasswordHash?.bind(store())
+  it("sets the hash of the user's own account, and changes nothing else of it", async () => {
+    const set = passwordSetter(store())
     if (!set) return
-    const { user, account } = await userWithAccount(store(), sampleUser(), { type: 'credentials', passwordHash: HASH })
-    const other = sampleAccount(user.id)
-    await store().linkAccount(other)
-    assert.equal(await store().unlinkAccount(user.id, account.id, 0), 'unlinked')
-    assert.equal(await set(user.id, account.id, `${HASH}x`), false)
-    assert.equal(await store().findAccount(identityOf(account)), null)
-    assert.equal(await store().deleteUser(user.id), true)
-    assert.equal(await set(user.id, other.id, `${HASH}x`), false)
-    assert.deepEqual(await store().listAccounts(user.id), [])
+    const { user, account } = await withPassword(sampleHash())
+    const oauth = sampleAccount(user.id, { linkedAt: at(2_000) })
+    await store().linkAccount(oauth)
+    const changed = sampleHash()
+    assert.equal(await set(user.id, account.id, changed), true)
+    assert.deepEqual(await store().findAccount(identityOf(account)), { ...account, passwordHash: changed })
+    // An account that had none gets one as well.
+    const added = sampleHash()
+    assert.equal(await set(user.id, oauth.id, added), true)
+    assert.deepEqual(await store().listAccounts(user.id), [
+      { ...account, passwordHash: changed },
+      { ...oauth, passwordHash: added },
+    ])
+  })
+
+  it("answers false for another user's account and a missing one, and writes nothing", async () => {
+    const set = passwordSetter(store())
+    if (!set) return
+    const { user, account } = await withPassword(sampleHash())
+    const { user: other, account: theirs } = await withPassword(sampleHash())
+    const stranger = `user-${Math.random()}`
+    assert.equal(await set(user.id, theirs.id, sampleHash()), false)
+    assert.equal(await set(user.id, `account-${Math.random()}`, sampleHash()), false)
+    assert.equal(await set(stranger, account.id, sampleHash()), false)
+    assert.deepEqual(await store().listAccounts(user.id), [account])
+    assert.deepEqual(await store().listAccounts(other.id), [theirs])
+    assert.deepEqual(await store().findAccount(identityOf(theirs)), theirs)
+    assert.equal(await store().getUser(stranger), null)
+    assert.deepEqual(await store().listAccounts(stranger), [])
+  })
+
+  it("leaves every other account's hash as it was, and a later touch keeps the new one", async () => {
+    const set = passwordSetter(store())
+    if (!set) return
+    const { user, account } = await withPassword(sampleHash())
+    const second = sampleAccount(user.id, { provider: 'credentials', linkedAt: at(2_000), passwordHash: sampleHash() })
+    await store().linkAccount(second)
+    const { account: theirs } = await withPassword(sampleHash())
+    const changed = sampleHash()
+    assert.equal(await set(user.id, account.id, changed), true)
+    await store().touchAccount(user.id, account.id, at(9_000))
+    assert.deepEqual(await store().listAccounts(user.id), [
+      { ...account, passwordHash: changed, lastUsedAt: at(9_000) },
+      second,
+    ])
+    assert.deepEqual(await store().findAccount(identityOf(theirs)), theirs)
   })
 }

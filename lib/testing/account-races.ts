@@ -1,10 +1,22 @@
 import assert from 'node:assert/strict'
-import { identityOf, sampleAccount, sampleUser, userWithAccount, type Rules } from './account-samples'
+import {
+  at,
+  identityOf,
+  passwordSetter,
+  sampleAccount,
+  sampleHash,
+  sampleUser,
+  userWithAccount,
+  type Rules,
+} from './account-samples'
 
 /** How many calls race in each test: enough to overlap in any store, few enough for a slow database. */
 const RACERS = 20
 
-/** The rules that hold whatever the timing: one winner per identity and per verified address. */
+/**
+ * The rules that hold whatever the timing: one winner per identity and per verified address, never
+ * no way in, and a hash set meanwhile brings nothing back.
+ */
 export function describeAccountRaces({ it, store }: Rules): void {
   it('lets exactly one of many concurrent sign-ups with one identity create a user', async () => {
     const identity = identityOf(sampleAccount(''))
@@ -80,4 +92,75 @@ export function describeAccountRaces({ it, store }: Rules): void {
     assert.deepEqual([...results].sort(), ['last', 'unlinked'])
     assert.equal((await store().listAccounts(user.id)).length, 1)
   })
+
+  describePasswordRaces({ it, store })
+}
+
+/** setPasswordHash against unlinkAccount, deleteUser and touchAccount: for stores that have it. */
+function describePasswordRaces({ it, store }: Rules): void {
+  it('never brings back an account unlinked while its hash was set', async () => {
+    const set = passwordSetter(store())
+    if (!set) return
+    const pairs = await Promise.all(Array.from({ length: RACERS }, () => passwordAndAnother()))
+    // The set first: a store that reads, then writes, reads before the unlink and writes after it.
+    const results = await Promise.all(
+      pairs.flatMap(({ user, account }) => [
+        set(user.id, account.id, sampleHash()),
+        store().unlinkAccount(user.id, account.id, 0),
+      ]),
+    )
+    assert.deepEqual(
+      results.filter((_, index) => index % 2 === 1),
+      pairs.map(() => 'unlinked'),
+    )
+    for (const { user, account, other } of pairs) {
+      assert.deepEqual(await store().listAccounts(user.id), [other])
+      assert.equal(await store().findAccount(identityOf(account)), null)
+    }
+  })
+
+  it('never brings back a user, or an account of theirs, deleted while a hash was set', async () => {
+    const set = passwordSetter(store())
+    if (!set) return
+    const pairs = await Promise.all(Array.from({ length: RACERS }, () => passwordAndAnother()))
+    const results = await Promise.all(
+      pairs.flatMap(({ user, account }) => [set(user.id, account.id, sampleHash()), store().deleteUser(user.id)]),
+    )
+    assert.deepEqual(
+      results.filter((_, index) => index % 2 === 1),
+      pairs.map(() => true),
+    )
+    for (const { user, account, other } of pairs) {
+      assert.equal(await store().getUser(user.id), null)
+      assert.deepEqual(await store().listAccounts(user.id), [])
+      assert.equal(await store().findAccount(identityOf(account)), null)
+      assert.equal(await store().findAccount(identityOf(other)), null)
+    }
+  })
+
+  it('keeps a hash set while sign-ins touch the account', async () => {
+    const set = passwordSetter(store())
+    if (!set) return
+    const { user, account } = await passwordAndAnother()
+    const hash = sampleHash()
+    // The touches first: the set's first write may find the account changed under it.
+    const results = await Promise.all([
+      ...Array.from({ length: 5 }, (_, index) => store().touchAccount(user.id, account.id, at(9_000 + index))),
+      set(user.id, account.id, hash),
+    ])
+    assert.equal(results.at(-1), true)
+    assert.equal((await store().findAccount(identityOf(account)))?.passwordHash, hash)
+  })
+
+  /** A user with a password account and an OAuth account, so that the password account is not the last way in. */
+  async function passwordAndAnother() {
+    const { user, account } = await userWithAccount(store(), sampleUser(), {
+      provider: 'credentials',
+      type: 'credentials',
+      passwordHash: sampleHash(),
+    })
+    const other = sampleAccount(user.id, { linkedAt: at(2_000) })
+    await store().linkAccount(other)
+    return { user, account, other }
+  }
 }

@@ -41,12 +41,53 @@ export function sampleAccount(userId: string, changes: Partial<StoredAccount> = 
   }
 }
 
+/** A fresh PHC-shaped string: stores keep a hash as it is and never read it. */
+export const sampleHash = (): string => `$argon2id$v=19$m=19456,t=2,p=1$${randomPart()}$${randomPart()}${randomPart()}`
+
 export const identityOf = ({ provider, issuer, subject }: IdentityKey): IdentityKey => ({ provider, issuer, subject })
 
 /** What the rules of the suite receive: the framework's `it`, and the store of the running test. */
 export interface Rules {
   readonly it: TestFramework['it']
   readonly store: () => AccountStore
+}
+
+/**
+ * The store's setPasswordHash, or null for a store that keeps no passwords (it is optional: such a
+ * store serves every way in but `password()`, and the password cases do not apply to it).
+ */
+export function passwordSetter(store: AccountStore): NonNullable<AccountStore['setPasswordHash']> | null {
+  return store.setPasswordHash ? (userId, accountId, hash) => store.setPasswordHash!(userId, accountId, hash) : null
+}
+
+/**
+ * The store as the suite reads it. "No hash" has two spellings, null and no field at all (an app's
+ * store that keeps no passwords); the suite's accounts say null, so an absent one is read as null.
+ * Nothing else is changed: a hash a store lost or altered still shows.
+ */
+export function readingNoHashAsNull(store: AccountStore): AccountStore {
+  const account = <T extends StoredAccount | null>(found: T): T =>
+    found === null || found.passwordHash !== undefined ? found : { ...found, passwordHash: null }
+  const setPasswordHash = passwordSetter(store)
+  return {
+    findAccount: async (identity) => account(await store.findAccount(identity)),
+    getUser: (userId) => store.getUser(userId),
+    findUserByVerifiedEmail: (email) => store.findUserByVerifiedEmail(email),
+    async createUser(user, first) {
+      const result = await store.createUser(user, first)
+      if (result.kind === 'created') return { ...result, account: account(result.account) }
+      return result.kind === 'identityTaken' ? { ...result, account: account(result.account) } : result
+    },
+    async linkAccount(linked) {
+      const result = await store.linkAccount(linked)
+      return result.kind === 'noUser' ? result : { ...result, account: account(result.account) }
+    },
+    unlinkAccount: (userId, accountId, keptElsewhere) => store.unlinkAccount(userId, accountId, keptElsewhere),
+    listAccounts: async (userId) => (await store.listAccounts(userId)).map(account),
+    touchAccount: (userId, accountId, at) => store.touchAccount(userId, accountId, at),
+    deleteUser: (userId) => store.deleteUser(userId),
+    ...(setPasswordHash ? { setPasswordHash } : {}),
+  }
 }
 
 /** A user with one account, created; throws when the store does not answer `created`. */

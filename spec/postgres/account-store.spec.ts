@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL account store holds the AccountStore contract, each test on tables of its own;
  * migrate() can run again and from many processes at once; the tables go where tablePrefix and
- * schema say; unlinks keep the last way in whatever the server's default isolation; values that
- * look like SQL are kept as they are; and a connection the server kills costs the one call that
- * was on it, never the process.
+ * schema say; migrate() adds the password column to tables made before it, and takes no lock that
+ * waits on the app's queries once it is there; unlinks keep the last way in whatever the server's
+ * default isolation; values that look like SQL are kept as they are; and a connection the server
+ * kills costs the one call that was on it, never the process.
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -18,8 +19,13 @@ import { postgresForFile } from '../support/postgres'
 
 const db = postgresForFile('account-store')
 let tables = 0
-/** A store on tables no other test uses: a prefix of its own in the file's schema, migrated. */
-async function freshStore(pool: Pool = db.pool()): Promise<PostgresAccountStore> {
+let shared: Pool | undefined
+/**
+ * A store on tables no other test uses: a prefix of its own in the file's schema, migrated. On one
+ * pool for the file unless a test brings its own: a pool per test keeps its connections open after
+ * the test, and the file's tests would take most of a server's default 100.
+ */
+async function freshStore(pool: Pool = (shared ??= db.pool())): Promise<PostgresAccountStore> {
   tables += 1
   const store = postgresAccounts(pool, { schema: db.schema, tablePrefix: `t${tables}_` })
   await store.migrate()
@@ -64,6 +70,40 @@ describe('migrate()', () => {
     const first = account(ada.id)
     expect(await stores[0]!.createUser(ada, first)).toEqual({ kind: 'created', user: ada, account: first })
     expect(await stores[5]!.listAccounts(ada.id)).toEqual([first])
+  })
+
+  it('adds password_hash to an accounts table made before passwords, keeping its rows', async () => {
+    const store = await freshStore()
+    const ada = user()
+    const first = account(ada.id)
+    await store.createUser(ada, first)
+    const accounts = `"${db.schema}"."t${tables}_accounts"`
+    // The table as the release before passwords made it: no such column.
+    await db.admin.query(`ALTER TABLE ${accounts} DROP COLUMN password_hash`)
+    await expect(store.listAccounts(ada.id)).rejects.toThrow(/password_hash/)
+    await store.migrate()
+    await store.migrate()
+    expect(await store.listAccounts(ada.id)).toEqual([first])
+    expect(await store.setPasswordHash(ada.id, first.id, '$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA')).toBe(true)
+    expect(await store.findAccount(first)).toEqual({ ...first, passwordHash: '$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA' })
+  })
+
+  it('once the column is there, does not wait behind a transaction that reads the accounts', async () => {
+    // ALTER TABLE takes the table's strongest lock even when it changes nothing: it would wait for
+    // the reader, and every sign-in would queue behind it, at each start of each instance.
+    const store = await freshStore()
+    const reader = await db.admin.connect()
+    try {
+      await reader.query('BEGIN')
+      await reader.query(`SELECT count(*) FROM "${db.schema}"."t${tables}_accounts"`)
+      const migrated = store.migrate().then(() => 'migrated')
+      const waited = new Promise((resolve) => setTimeout(() => resolve('waited'), 2_000))
+      expect(await Promise.race([migrated, waited])).toBe('migrated')
+      await reader.query('COMMIT')
+      await migrated
+    } finally {
+      reader.release()
+    }
   })
 
   it('runs the SQL docs/accounts-postgres.md shows, for teams that run their own migrations', () => {
@@ -150,6 +190,9 @@ describe('values that look like SQL', () => {
     expect(await store.getUser(ada.id)).toEqual(ada)
     expect(await store.listAccounts(ada.id)).toEqual([first])
     expect(await store.findAccount({ provider: evil, issuer: evil, subject: `${evil}' OR '1'='1` })).toBeNull()
+    expect(await store.setPasswordHash(ada.id, first.id, evil)).toBe(true)
+    expect(await store.listAccounts(ada.id)).toEqual([{ ...first, passwordHash: evil }])
+    expect(await store.setPasswordHash(`${ada.id}' OR '1'='1`, first.id, 'x')).toBe(false)
   })
 })
 

@@ -7,7 +7,8 @@ import { memoryAccounts } from '../../lib/features/accounts/memory-store'
 import { redisAccounts } from '../../lib/features/accounts/redis-store'
 import type { Cluster, Redis } from 'ioredis'
 import { describeAccountStoreContract } from '../../lib/testing'
-import { identityOf, sampleAccount, sampleUser } from '../../lib/testing/account-samples'
+import type { AccountStore } from '../../lib/features/accounts/store'
+import { identityOf, sampleAccount, sampleHash, sampleUser } from '../../lib/testing/account-samples'
 import { configError } from '../support/config-error'
 import { redisCluster, sharedRedisForFile, type TestCluster } from '../support/redis'
 
@@ -38,6 +39,21 @@ describe('on a Redis Cluster', () => {
     describe,
     it,
     beforeEach,
+  })
+})
+
+describe.each([
+  ['memoryAccounts()', () => memoryAccounts()],
+  ['redisAccounts()', () => redisAccounts(single.client, { prefix: single.prefix })],
+])('%s for password()', (_, make: () => AccountStore) => {
+  it('has setPasswordHash (the contract holds it to the password cases), and answers null for no hash', async () => {
+    const store = make()
+    expect(typeof store.setPasswordHash).toBe('function')
+    const user = sampleUser()
+    const { passwordHash: _none, ...oauth } = sampleAccount(user.id)
+    await store.createUser(user, oauth)
+    expect(await store.findAccount(identityOf(oauth))).toHaveProperty('passwordHash', null)
+    expect(await store.listAccounts(user.id)).toEqual([{ ...oauth, passwordHash: null }])
   })
 })
 
@@ -73,6 +89,39 @@ describe('redisAccounts() in Redis', () => {
     await store.touchAccount(user.id, (await store.listAccounts(user.id))[0]!.id, new Date())
     expect(await store.deleteUser(user.id)).toBe(true)
     expect(await keysUnder(prefix)).toEqual([])
+  })
+
+  it('leaves no key behind when a hash is set while the user is deleted', async () => {
+    const prefix = single.redis.prefix('accounts-erased-set')
+    const store = redisAccounts(single.client, { prefix })
+    const users = Array.from({ length: 10 }, () => sampleUser())
+    const accounts = users.map((user) => sampleAccount(user.id, { type: 'credentials', passwordHash: sampleHash() }))
+    await Promise.all(users.map((user, index) => store.createUser(user, accounts[index]!)))
+    await Promise.all(
+      users.flatMap((user, index) => [
+        store.setPasswordHash!(user.id, accounts[index]!.id, sampleHash()),
+        store.deleteUser(user.id),
+      ]),
+    )
+    expect(await keysUnder(prefix)).toEqual([])
+  })
+
+  it('reads an account written before passwords as one without a hash, and one whose hash is not text as nothing', async () => {
+    const prefix = single.redis.prefix('accounts-old')
+    const store = redisAccounts(single.client, { prefix })
+    const user = sampleUser()
+    const account = sampleAccount(user.id)
+    await store.createUser(user, account)
+    const [ways] = (await keysUnder(prefix)).filter((key) => key.endsWith(':ways'))
+    const record = JSON.parse((await single.client.hget(ways!, account.id))!) as Record<string, unknown>
+    delete record.passwordHash
+    await single.client.hset(ways!, account.id, JSON.stringify(record))
+    expect(await store.findAccount(identityOf(account))).toEqual(account)
+    expect(await store.setPasswordHash!(user.id, account.id, 'h')).toBe(true)
+    expect(await store.findAccount(identityOf(account))).toEqual({ ...account, passwordHash: 'h' })
+    await single.client.hset(ways!, account.id, JSON.stringify({ ...record, passwordHash: 7 }))
+    expect(await store.listAccounts(user.id)).toEqual([])
+    expect(await store.setPasswordHash!(user.id, account.id, 'h')).toBe(false)
   })
 
   it('reads values that are not its own as nothing', async () => {

@@ -80,7 +80,8 @@ function identifier(value: unknown, option: string, maxLength: number, mayBeEmpt
 /**
  * The statements `migrate()` runs, in order, in one transaction: each creates only what is missing.
  * The FOREIGN KEY's ON DELETE CASCADE is how deleting a user deletes their accounts; the partial
- * unique index is the rule that a verified address belongs to one user.
+ * unique index is the rule that a verified address belongs to one user; `password_hash` holds a
+ * password account's PHC string and is null on every other account.
  */
 export function migrationSql(names: TableNames): string[] {
   const c = names.constraints
@@ -105,14 +106,22 @@ export function migrationSql(names: TableNames): string[] {
   label text,
   linked_at timestamptz NOT NULL,
   last_used_at timestamptz,
+  password_hash text,
   CONSTRAINT "${c.accountKey}" PRIMARY KEY (id),
   CONSTRAINT "${c.identity}" UNIQUE (provider, issuer, subject),
   CONSTRAINT "${c.accountUser}" FOREIGN KEY (user_id) REFERENCES ${names.users} (id) ON DELETE CASCADE
 )`,
     // A user's accounts in the order listAccounts gives them; ON DELETE CASCADE finds them by it too.
     `CREATE INDEX IF NOT EXISTS "${c.accountsByUser}" ON ${names.accounts} (user_id, linked_at)`,
-    // Passwords (password()): a PHC string on the password account, null on every other. Added to a
-    // table made before it, once.
-    `ALTER TABLE ${names.accounts} ADD COLUMN IF NOT EXISTS password_hash text`,
+    // The password column, on a table made before it. ALTER TABLE takes the table's strongest lock
+    // even when the column is there, waiting behind every open read and making every sign-in wait
+    // behind it, at each start of each instance: so only when it is missing. The name in the
+    // literal is a checked, quoted identifier (no quote of its own), resolved as the ALTER's is.
+    `DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${names.accounts}'::regclass AND attname = 'password_hash' AND NOT attisdropped) THEN
+    ALTER TABLE ${names.accounts} ADD COLUMN IF NOT EXISTS password_hash text;
+  END IF;
+END $$`,
   ]
 }

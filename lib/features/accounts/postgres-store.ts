@@ -32,6 +32,7 @@ export interface PostgresAccountStore extends AccountStore {
    * to run at every start, from every instance at once.
    */
   migrate(): Promise<void>
+  setPasswordHash(userId: string, accountId: string, hash: string): Promise<boolean>
 }
 
 /** How often a write whose conflicting row was gone by the time we read it is tried again. */
@@ -72,9 +73,9 @@ export function postgresAccounts(pool: PostgresPool, options?: PostgresAccountsO
     async touchAccount(userId: string, accountId: string, at: Date) {
       await pool.query(tables.sql.touchAccount, [userId, accountId, at])
     },
-    async setPasswordHash(userId: string, accountId: string, hash: string) {
-      return ((await pool.query(tables.sql.setPasswordHash, [userId, accountId, hash])).rowCount ?? 0) > 0
-    },
+    // One UPDATE of a row that is there: an account unlinked (or a user deleted) first stays gone.
+    setPasswordHash: async (userId: string, accountId: string, hash: string) =>
+      ((await pool.query(tables.sql.setPasswordHash, [userId, accountId, hash])).rowCount ?? 0) > 0,
     deleteUser: async (userId: string) => ((await pool.query(tables.sql.deleteUser, [userId])).rowCount ?? 0) > 0,
   })
 }

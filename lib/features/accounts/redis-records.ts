@@ -55,12 +55,12 @@ const TYPES: ReadonlySet<unknown> = new Set<AccountType>(['oauth', 'email', 'web
 export function parseAccount(value: unknown): StoredAccount | null {
   const parsed = typeof value === 'string' ? parseJsonObject(value) : null
   if (!parsed) return null
-  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt, passwordHash } = parsed
+  // No passwordHash: an account written before passwords, which has none.
+  const { id, userId, provider, issuer, subject, type, label, linkedAt, lastUsedAt, passwordHash = null } = parsed
   const linkedAtDate = dateOf(linkedAt)
-  // Written before passwords: no field, no hash.
-  if (!isText(passwordHash ?? null)) return null
   const strings = [id, userId, provider, issuer, subject].every((field) => typeof field === 'string')
   if (!strings || !TYPES.has(type) || !isText(label) || !linkedAtDate || !isTime(lastUsedAt)) return null
+  if (!isText(passwordHash)) return null
   return {
     id: id as string,
     userId: userId as string,
@@ -71,7 +71,7 @@ export function parseAccount(value: unknown): StoredAccount | null {
     label,
     linkedAt: linkedAtDate,
     lastUsedAt: dateOf(lastUsedAt),
-    passwordHash: (passwordHash as string | null | undefined) ?? null,
+    passwordHash,
   }
 }
 

@@ -23,6 +23,12 @@ const PREFIX = /^[\w:.-]{1,64}$/
 const COMMAND_DEADLINE_MS = 10_000
 
 /**
+ * How often setPasswordHash reads and writes again when the account changed in between (a sign-in's
+ * touch); each lost attempt means another write won, so a store that gets this far is broken.
+ */
+const SET_ATTEMPTS = 5
+
+/**
  * Accounts in Redis (single or Cluster), shared by every instance.
  * - Per user, in one hash slot (`{u:<SHA-256 of the id>}`): `user` (JSON), `ways` (a hash: account
  *   id → JSON, the user's ways in) and `pending` (accounts written but not yet settled).
@@ -33,6 +39,7 @@ const COMMAND_DEADLINE_MS = 10_000
  * and a crash between two steps leaves at most a user or an account no claim names (no way in, not
  * counted by unlink), or a claim that names nothing, which reads as no account and is taken over by
  * the next claimer. Uniqueness is SET NX's; "never the last way in" is one script over the user's slot.
+ * A touch or a new password hash replaces an account's JSON only if it is still the value read.
  */
 export function redisAccounts(redis: RedisClient, options: RedisAccountsOptions = {}): AccountStore {
   if (!isRedisClient(redis))
@@ -98,16 +105,16 @@ export function redisAccountStore(redis: RedisRunner): AccountStore {
     },
     async setPasswordHash(userId, accountId, hash) {
       const ways = keys(userId)[1]
-      // Only over the value read (a touch may race it: then read again); an account unlinked or a
-      // user deleted meanwhile is never brought back.
-      for (let attempt = 0; attempt < 5; attempt++) {
+      // Only over the value read, as a touch: an account unlinked or a user deleted meanwhile is
+      // never brought back. A touch between our read and write changed it: read it again.
+      for (let attempt = 0; attempt < SET_ATTEMPTS; attempt++) {
         const before = await redis.run((client) => client.hget(ways, accountId))
         const account = parseAccount(before)
         if (before === null || account?.userId !== userId) return false
-        const next = accountJson({ ...account, passwordHash: hash })
-        if ((await evalOn([ways], REPLACE_FIELD, accountId, before, next)) === 1) return true
+        const after = accountJson({ ...account, passwordHash: hash })
+        if ((await evalOn([ways], REPLACE_FIELD, accountId, before, after)) === 1) return true
       }
-      throw new Error('setPasswordHash: the account kept changing')
+      throw new Error('setPasswordHash: the account kept changing under the write')
     },
     async deleteUser(userId) {
       const found = await evalOn(keys(userId), DELETE)

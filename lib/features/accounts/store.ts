@@ -41,8 +41,9 @@ export interface StoredAccount extends IdentityKey {
   readonly linkedAt: Date
   readonly lastUsedAt: Date | null
   /**
-   * A password account's hash (`password()`): a PHC string, never the password. Null or absent for
-   * every other way in. The app-facing helpers never hand it out (`listAccounts` gives AccountInfo).
+   * A password account's hash (`password()`): a PHC string, never the password. Null (or absent, in
+   * an app's own store) on every other way in. The app is never handed it: the events and helpers
+   * give AccountInfo, which has no such field.
    */
   readonly passwordHash?: string | null
 }
@@ -74,7 +75,9 @@ export type UnlinkAccountResult = 'unlinked' | 'last' | 'missing'
  *   `createUser`/`linkAccount` calls with one identity wins, the others answer `identityTaken`;
  * - a verified address belongs to at most one user (compared case-insensitively);
  * - `unlinkAccount` never leaves a user with fewer than one way in, counting `keptElsewhere`
- *   (ways in kept outside the store: passkeys), even when two unlinks of one user race.
+ *   (ways in kept outside the store: passkeys), even when two unlinks of one user race;
+ * - `setPasswordHash` writes over an account that is there at that moment or over nothing: racing
+ *   an unlink or a deleteUser, it never brings the account (or the user) back.
  * Every method may throw when the database cannot be reached; the feature answers 503 then.
  */
 export interface AccountStore {
@@ -103,11 +106,12 @@ export interface AccountStore {
   /** Deletes the user and every account of theirs (their identities can sign up again); false when there was none. */
   deleteUser(userId: string): Promise<boolean>
   /**
-   * Sets the password hash of the user's account `accountId` (a reset, a change, a re-hash at a
-   * better cost); false when the user has no such account (another user's id included), and then
-   * nothing is written. Optional: `password()` needs it, accounts without passwords do not.
-   * `createUser` and `linkAccount` keep an account's `passwordHash`; `findAccount` and
-   * `listAccounts` return it.
+   * Replaces the password hash of the user's account `accountId` (a reset, a change, a re-hash at
+   * today's cost), leaving the rest of the account as it is; false when the user has no such
+   * account (another user's id included), and then nothing is written. `createUser` and
+   * `linkAccount` keep an account's `passwordHash` as given; `findAccount` and `listAccounts` give it
+   * back. Optional: `password()` needs it (and checks for it at auth()); a store for the other ways
+   * in may leave it out, and `passwordHash` with it.
    */
   setPasswordHash?(userId: string, accountId: string, hash: string): Promise<boolean>
 }
