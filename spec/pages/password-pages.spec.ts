@@ -1,11 +1,13 @@
 import { de } from '../../lib/infra/pages/de'
+import { renderPasswordMail } from '../../lib/infra/pages/email'
 import { en, type Messages, type PasswordRuleCode, type ViewName } from '../../lib/infra/pages/messages'
 import { renderView, type ProviderLink, type SigninData, type ViewData } from '../../lib/infra/pages/render'
 import { decodeEntities, forms, type Form, type Input } from '../support/forms'
 
-// The password pages (`password()`) as a browser sees them, in English and in German: the fields a
-// password manager needs (autocomplete), the policy's lengths on the fields, each broken rule named
-// by its text (never by its code), every value escaped, no script and no inline style.
+// The password pages and mails (`password()`) as a browser and a mail reader see them, in English
+// and in German: the fields a password manager needs (autocomplete), the policy's lengths on the
+// fields, each broken rule named by its text (never by its code), every value escaped, no script
+// and no inline style; each mail's link in its text and HTML parts.
 
 const BASE = 'http://localhost:3000/api/auth'
 const ORIGIN = 'http://localhost:3000'
@@ -384,5 +386,42 @@ describe('the password pages escape every value', () => {
     }
     expect(onlyForm(signup).fields).toMatchObject({ csrfToken: HOSTILE, email: HOSTILE, name: HOSTILE })
     expect(onlyForm(reset).fields).toMatchObject({ token: HOSTILE, email: HOSTILE })
+  })
+})
+
+describe.each(LANGUAGES)('the password mails (%s)', (lang, t) => {
+  const host = 'localhost:3000'
+  const url = `${BASE}/password/reset?token=tok-1&email=a%40example.com`
+
+  it.each(['signup', 'reset'] as const)('%s: the link, in the text and as a button in the HTML', (kind) => {
+    const mail = renderPasswordMail(kind, { url, host }, t)
+    const texts = t.passwordMail[kind]
+    expect(mail.subject).toBe(texts.subject.replace('{host}', host))
+    expect(mail.text).toContain(`${texts.linkText}\n${url}\n`)
+    expect(mail.text).toContain(texts.message.replace('{host}', host))
+    expect(mail.text).toContain(texts.ignore)
+    expect(mail.text).not.toContain('&amp;')
+    expect(mail.html).toContain(`<html lang="${lang}">`)
+    expect(mail.html).toContain(`<a href="${url.replace('&', '&amp;')}"`)
+    expect(decodeEntities(mail.html)).toContain(`>${texts.button}</a>`)
+    expect(decodeEntities(mail.html)).toContain(texts.heading.replace('{host}', host))
+    expect(mail.html).not.toMatch(/<script|\{host\}/)
+  })
+
+  it('signupExists: tells the owner someone tried, with the sign-in page as its only link', () => {
+    const signIn = `${BASE}/signin?callbackUrl=${encodeURIComponent(`${ORIGIN}/home`)}`
+    const mail = renderPasswordMail('signupExists', { url: signIn, host }, t)
+    const texts = t.passwordMail.signupExists
+    expect(mail.subject).toBe(texts.subject.replace('{host}', host))
+    expect(mail.text).toContain(texts.message.replace('{host}', host))
+    expect(mail.text).toContain(`${texts.linkText}\n${signIn}\n`)
+    expect(mail.text).not.toMatch(/token=/)
+    expect([...mail.html.matchAll(/href="([^"]*)"/g)].map(([, href]) => decodeEntities(href!))).toEqual([signIn])
+  })
+
+  it('escapes the link and the host in the HTML only', () => {
+    const mail = renderPasswordMail('reset', { url: `${BASE}/password/reset?token="><b>`, host: '<i>host' }, t)
+    expect(mail.html).not.toMatch(/<b>|<i>/)
+    expect(mail.text).toContain(`${BASE}/password/reset?token="><b>`)
   })
 })
