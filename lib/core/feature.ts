@@ -84,7 +84,7 @@ export interface WaysIn {
 }
 
 /** What a feature may add to the sign-in page: the address in the e-mail field, the passkey button. */
-export type SignInPageParts = Partial<Pick<SigninData, 'email' | 'passkey'>>
+export type SignInPageParts = Partial<Pick<SigninData, 'email' | 'passkey' | 'credentials'>>
 
 /** A built-in page with forms: the sign-in page, the sign-out page, or another (a feature's own). */
 export type BuiltInPage = 'signin' | 'signout' | 'other'

@@ -219,12 +219,14 @@ describe('the views', () => {
     jest.isolateModules(() => {
       const compile = jest.spyOn(require('ejs') as typeof import('ejs'), 'compile')
       const render = require('../../lib/infra/pages/render') as typeof import('../../lib/infra/pages/render')
-      expect(compile).toHaveBeenCalledTimes(6)
+      // The layout and the eleven pages (the mails are email.ts's).
+      expect(compile).toHaveBeenCalledTimes(12)
       for (let i = 0; i < 3; i++) {
         render.renderView('signin', SIGNIN)
         render.renderView('error', { code: 'NotFound', base: BASE })
+        render.renderView('password-sent', { base: BASE, kind: 'reset' })
       }
-      expect(compile).toHaveBeenCalledTimes(6)
+      expect(compile).toHaveBeenCalledTimes(12)
       compile.mockRestore()
     })
   })

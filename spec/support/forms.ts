@@ -9,6 +9,8 @@ export interface Input {
   /** Lower case; 'text' when absent. */
   type: string
   value: string
+  /** Every attribute, by lower-case name ('' for one without a value): `autocomplete`, `minlength`… */
+  attributes: Record<string, string>
 }
 
 export interface Form {
@@ -42,7 +44,12 @@ export function forms(html: string): Form[] {
     const inputs = [...inner.matchAll(INPUT)]
       .map(([, input = '']) => attributes(input))
       .filter((input) => input.name !== undefined)
-      .map((input) => ({ name: input.name!, type: (input.type ?? 'text').toLowerCase(), value: input.value ?? '' }))
+      .map((input) => ({
+        name: input.name!,
+        type: (input.type ?? 'text').toLowerCase(),
+        value: input.value ?? '',
+        attributes: { ...input } as Record<string, string>,
+      }))
     const buttons = [...inner.matchAll(BUTTON)]
       .filter(([, button = '']) => (attributes(button).type ?? 'submit').toLowerCase() === 'submit')
       .map(([, , text = '']) =>

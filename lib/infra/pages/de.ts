@@ -14,6 +14,12 @@ export const de: Messages = {
     error: 'Fehler',
     'verify-request': 'Prüfen Sie Ihre E-Mails',
     'email-confirm': 'Anmeldung fortsetzen',
+    'password-signup': 'Konto erstellen',
+    'password-forgot': 'Passwort zurücksetzen',
+    'password-reset': 'Neues Passwort wählen',
+    'password-change': 'Ihr Passwort',
+    'password-sent': 'Prüfen Sie Ihre E-Mails',
+    'password-done': 'Ihr Passwort ist gespeichert',
   },
   signin: {
     heading: 'Anmelden',
@@ -23,6 +29,11 @@ export const de: Messages = {
     withPasskey: 'Mit einem Passkey anmelden',
     passkeyFailed:
       'Die Anmeldung mit einem Passkey hat nicht geklappt. Versuchen Sie es erneut oder melden Sie sich anders an.',
+    usernameLabel: 'Benutzername',
+    passwordLabel: 'Passwort',
+    withPassword: 'Anmelden',
+    forgotPassword: 'Passwort vergessen?',
+    createAccount: 'Konto erstellen',
   },
   signinAlerts: {
     Signin: ANDERES_KONTO,
@@ -103,5 +114,110 @@ export const de: Messages = {
     linkText: 'Öffnen Sie diesen Link, um sich anzumelden:',
     ignore:
       'Wenn Sie diese E-Mail nicht angefordert haben, können Sie sie ignorieren: Ohne den Link kann sich niemand anmelden.',
+  },
+  password: {
+    newPasswordLabel: 'Neues Passwort',
+    hint: 'Mindestens {min}, höchstens {max} Zeichen. Einige Wörter, die nichts miteinander zu tun haben, ergeben ein starkes Passwort, das man sich leicht merkt.',
+    rejected: 'Dieses Passwort kann nicht verwendet werden:',
+    reasons: {
+      tooShort: 'Es hat weniger als {min} Zeichen.',
+      tooLong: 'Es hat mehr als {max} Zeichen.',
+      common: 'Es gehört zu den häufigsten Passwörtern.',
+      containsIdentifier: 'Es enthält Ihre E-Mail-Adresse oder Ihren Benutzernamen.',
+      containsAppName: 'Es enthält den Namen dieses Dienstes.',
+      breached: 'Es ist bei einem Datenleck bekannt geworden, daher probieren Angreifer es zuerst.',
+      unverifiable:
+        'Es konnte gerade nicht mit bekannten Datenlecks abgeglichen werden. Bitte versuchen Sie es in einigen Minuten erneut.',
+    },
+    invalidEmail: 'Geben Sie eine gültige E-Mail-Adresse ein.',
+    invalidUsername: 'Verwenden Sie im Benutzernamen nur Buchstaben, Ziffern, Punkte, Bindestriche und Unterstriche.',
+    usernameTaken: 'Dieser Benutzername ist vergeben. Bitte wählen Sie einen anderen.',
+    signUp: {
+      heading: 'Konto erstellen',
+      nameLabel: 'Name (optional)',
+      button: 'Konto erstellen',
+      haveAccount: 'Sie haben schon ein Konto?',
+      signIn: 'Anmelden',
+    },
+    forgot: {
+      heading: 'Passwort zurücksetzen',
+      message: 'Wir senden einen Link, mit dem Sie ein neues Passwort wählen, an die E-Mail-Adresse Ihres Kontos.',
+      button: 'Link senden',
+    },
+    reset: {
+      heading: 'Neues Passwort wählen',
+      message: 'Danach werden alle Geräte abgemeldet, die bei Ihrem Konto angemeldet sind.',
+      button: 'Passwort speichern',
+    },
+    change: {
+      heading: 'Passwort ändern',
+      currentLabel: 'Aktuelles Passwort',
+      button: 'Passwort ändern',
+      wrongCurrent: 'Ihr aktuelles Passwort ist nicht richtig.',
+      addHeading: 'Passwort hinzufügen',
+      addMessage: 'Danach können Sie sich auch mit einem Passwort anmelden.',
+      addButton: 'Passwort hinzufügen',
+      noVerifiedEmail: 'Ihr Konto braucht eine bestätigte E-Mail-Adresse, bevor Sie ein Passwort hinzufügen können.',
+      emailTaken: 'Mit dieser E-Mail-Adresse und einem Passwort meldet sich bereits ein anderes Konto an.',
+    },
+    sent: {
+      signup: {
+        heading: 'Prüfen Sie Ihre E-Mails',
+        message:
+          'Wir haben eine E-Mail an die angegebene Adresse gesendet. Folgen Sie ihr, um die Erstellung Ihres Kontos abzuschließen.',
+      },
+      reset: {
+        heading: 'Prüfen Sie Ihre E-Mails',
+        message:
+          'Wenn ein Konto zu Ihrer Angabe passt und eine bestätigte E-Mail-Adresse hat, wurde ein Link zum Wählen eines neuen Passworts an sie gesendet.',
+      },
+    },
+    done: {
+      reset: {
+        heading: 'Passwort zurückgesetzt',
+        message:
+          'Ihr neues Passwort ist gespeichert, und alle Geräte wurden abgemeldet. Melden Sie sich mit Ihrem neuen Passwort an.',
+        link: 'Anmelden',
+      },
+      changed: {
+        heading: 'Passwort geändert',
+        message: 'Ihr neues Passwort ist gespeichert. Ihre anderen Geräte wurden abgemeldet.',
+        link: 'Weiter',
+      },
+      added: {
+        heading: 'Passwort hinzugefügt',
+        message: 'Ab jetzt können Sie sich auch mit Ihrem Passwort anmelden.',
+        link: 'Weiter',
+      },
+    },
+  },
+  passwordMail: {
+    signup: {
+      subject: 'Kontoerstellung bei {host} abschließen',
+      heading: 'Kontoerstellung bei {host} abschließen',
+      message: 'Öffnen Sie den Link, um Ihre E-Mail-Adresse zu bestätigen und Ihr Konto zu erstellen.',
+      button: 'Konto erstellen',
+      linkText: 'Öffnen Sie diesen Link, um Ihr Konto zu erstellen:',
+      ignore:
+        'Wenn Sie diese E-Mail nicht angefordert haben, können Sie sie ignorieren: Ohne den Link wird kein Konto erstellt.',
+    },
+    signupExists: {
+      subject: 'Ihr Konto bei {host}',
+      heading: 'Sie haben bereits ein Konto bei {host}',
+      message:
+        'Jemand, wahrscheinlich Sie, wollte bei {host} ein Konto mit dieser E-Mail-Adresse erstellen, die bereits eines hat. Es wurde kein neues Konto erstellt.',
+      button: 'Anmelden',
+      linkText: 'Melden Sie sich hier an, oder wählen Sie dort „Passwort vergessen?“, wenn Sie ein neues brauchen:',
+      ignore: 'Wenn Sie es nicht waren, können Sie diese E-Mail ignorieren: Es wurde nichts geändert.',
+    },
+    reset: {
+      subject: 'Passwort bei {host} zurücksetzen',
+      heading: 'Passwort bei {host} zurücksetzen',
+      message: 'Jemand hat angefordert, das Passwort Ihres Kontos bei {host} zurückzusetzen.',
+      button: 'Neues Passwort wählen',
+      linkText: 'Öffnen Sie diesen Link, um ein neues Passwort zu wählen:',
+      ignore:
+        'Wenn Sie diese E-Mail nicht angefordert haben, können Sie sie ignorieren: Ihr Passwort bleibt, wie es ist.',
+    },
   },
 }

@@ -1,7 +1,26 @@
 import type { HttpErrorCode, SigninPageCode } from '../errors'
+import { PASSWORD, PASSWORD_MAIL } from './password-texts'
 
 /** The built-in pages, by view file name (views/<name>.ejs). */
-export type ViewName = 'signin' | 'signout' | 'error' | 'verify-request' | 'email-confirm'
+export type ViewName =
+  | 'signin'
+  | 'signout'
+  | 'error'
+  | 'verify-request'
+  | 'email-confirm'
+  | 'password-signup'
+  | 'password-forgot'
+  | 'password-reset'
+  | 'password-change'
+  | 'password-sent'
+  | 'password-done'
+
+/**
+ * A rule a new password breaks: the same strings as `PasswordReason` (lib/features/password/policy.ts),
+ * declared here because the pages may not import a feature. Each has its text in `password.reasons`.
+ */
+export type PasswordRuleCode =
+  'tooShort' | 'tooLong' | 'common' | 'containsIdentifier' | 'containsAppName' | 'breached' | 'unverifiable'
 
 /** Codes the sign-in page explains in its alert box (wire contract, "Error codes"). */
 export type SigninAlertCode = SigninPageCode | 'MissingCSRF' | 'Default'
@@ -15,6 +34,15 @@ export interface ErrorText {
   message: string
   /** The text of the link to the sign-in page; `error.backToSignIn` when absent. */
   link?: string
+}
+
+/** A mail's texts: `{host}` is the service's host. */
+export interface MailText {
+  subject: string
+  heading: string
+  button: string
+  linkText: string
+  ignore: string
 }
 
 /**
@@ -32,6 +60,12 @@ export interface Messages {
     /** The passkey button (`passkey()`), and what shows when its ceremony fails in the browser. */
     withPasskey: string
     passkeyFailed: string
+    /** The password form (`password()`). */
+    usernameLabel: string
+    passwordLabel: string
+    withPassword: string
+    forgotPassword: string
+    createAccount: string
   }
   signinAlerts: Record<SigninAlertCode, string>
   signout: { heading: string; question: string; button: string }
@@ -39,8 +73,37 @@ export interface Messages {
   errors: Record<ErrorPageCode, ErrorText>
   verifyRequest: { heading: string; message: string; link: string }
   emailConfirm: { heading: string; message: string; button: string }
-  /** The sign-in mail: `{host}` is the service's host. */
-  email: { subject: string; heading: string; button: string; linkText: string; ignore: string }
+  /** The sign-in mail. */
+  email: MailText
+  /** The password pages (`password()`): `{min}` and `{max}` are the policy's lengths, in characters. */
+  password: {
+    newPasswordLabel: string
+    hint: string
+    /** Above the list of the rules the password breaks. */
+    rejected: string
+    reasons: Record<PasswordRuleCode, string>
+    invalidEmail: string
+    invalidUsername: string
+    usernameTaken: string
+    signUp: { heading: string; nameLabel: string; button: string; haveAccount: string; signIn: string }
+    forgot: { heading: string; message: string; button: string }
+    reset: { heading: string; message: string; button: string }
+    change: {
+      heading: string
+      currentLabel: string
+      button: string
+      wrongCurrent: string
+      addHeading: string
+      addMessage: string
+      addButton: string
+      noVerifiedEmail: string
+      emailTaken: string
+    }
+    sent: Record<'signup' | 'reset', { heading: string; message: string }>
+    done: Record<'reset' | 'changed' | 'added', { heading: string; message: string; link: string }>
+  }
+  /** The password mails, each with a line that says why it came. */
+  passwordMail: Record<'signup' | 'signupExists' | 'reset', MailText & { message: string }>
 }
 
 const TRY_ANOTHER_ACCOUNT = 'Try signing in with a different account.'
@@ -53,6 +116,12 @@ export const en: Messages = {
     error: 'Error',
     'verify-request': 'Check your email',
     'email-confirm': 'Continue signing in',
+    'password-signup': 'Create an account',
+    'password-forgot': 'Reset your password',
+    'password-reset': 'Choose a new password',
+    'password-change': 'Your password',
+    'password-sent': 'Check your email',
+    'password-done': 'Your password is saved',
   },
   signin: {
     heading: 'Sign in',
@@ -61,6 +130,11 @@ export const en: Messages = {
     or: 'or',
     withPasskey: 'Sign in with a passkey',
     passkeyFailed: 'Signing in with a passkey did not work. Try again, or use another way to sign in.',
+    usernameLabel: 'Username',
+    passwordLabel: 'Password',
+    withPassword: 'Sign in',
+    forgotPassword: 'Forgot your password?',
+    createAccount: 'Create an account',
   },
   signinAlerts: {
     Signin: TRY_ANOTHER_ACCOUNT,
@@ -138,6 +212,8 @@ export const en: Messages = {
     linkText: 'Open this link to sign in:',
     ignore: 'If you did not ask for this e-mail, you can ignore it: nobody can sign in without the link.',
   },
+  password: PASSWORD,
+  passwordMail: PASSWORD_MAIL,
 }
 
 /**

@@ -3,14 +3,24 @@ import path from 'node:path'
 import * as ejs from 'ejs'
 import { en, errorText, format, signinAlert, type Messages, type ViewName } from './messages'
 import { brandOf } from './brands'
+import {
+  identifierField,
+  keepingCallback,
+  PASSWORD_LOCALS,
+  PASSWORD_MODELS,
+  type IdentifierKind,
+  type PageModel,
+  type PasswordViewData,
+} from './password-views'
 
-export type { ViewName } from './messages'
+export type { ViewName, PasswordRuleCode } from './messages'
+export type * from './password-views'
 
 /** A provider as the sign-in page lists it (the shape of `GET /providers`, less `callbackUrl`). */
 export interface ProviderLink {
   readonly id: string
   readonly name: string
-  readonly type: 'oauth' | 'email' | 'webauthn'
+  readonly type: 'oauth' | 'email' | 'webauthn' | 'credentials'
   /** Absolute: `{base}/signin/{id}`. */
   readonly signinUrl: string
 }
@@ -27,6 +37,15 @@ export interface SigninData {
   readonly email?: string
   /** With a `passkey()` provider: where its options and answers go (the page then loads its script). */
   readonly passkey?: { readonly optionsUrl: string; readonly callbackUrl: string }
+  /** With a `password()` provider: its form, after the OAuth buttons and before the e-mail form. */
+  readonly credentials?: {
+    /** Absolute: `{base}/callback/credentials`. */
+    readonly action: string
+    readonly identifier: IdentifierKind
+    /** The links under the form, each left out when null. */
+    readonly forgotUrl: string | null
+    readonly signUpUrl: string | null
+  }
 }
 
 export interface SignoutData {
@@ -56,7 +75,7 @@ export interface EmailConfirmData {
   readonly csrfToken: string
 }
 
-export interface ViewData {
+export interface ViewData extends PasswordViewData {
   signin: SigninData
   signout: SignoutData
   error: ErrorData
@@ -98,25 +117,32 @@ export interface RenderOptions {
   readonly theme?: Pick<PageTheme, 'colorScheme' | 'logo' | 'logoSource'>
 }
 
-interface Model {
-  readonly title: string
-  readonly locals: Readonly<Record<string, unknown>>
-}
-
-type Models = { readonly [V in ViewName]: (t: Messages, data: ViewData[V]) => Model }
+type Models = { readonly [V in ViewName]: (t: Messages, data: ViewData[V]) => PageModel }
 
 /** What each view may use: the keys of its model's locals (strict mode: anything else throws). */
 const LOCALS: Readonly<Record<ViewName | 'layout', readonly string[]>> = {
   layout: ['t', 'title', 'stylesheet', 'body', 'scheme', 'logo'],
-  signin: ['t', 'fmt', 'csrfToken', 'callbackUrl', 'oauthProviders', 'emailProvider', 'alert', 'email', 'passkey'],
+  signin: [
+    't',
+    'fmt',
+    'csrfToken',
+    'callbackUrl',
+    'oauthProviders',
+    'emailProvider',
+    'alert',
+    'email',
+    'passkey',
+    'credentials',
+  ],
   signout: ['t', 'base', 'csrfToken', 'callbackUrl'],
   error: ['t', 'text', 'signinUrl'],
   'verify-request': ['t', 'fmt', 'site', 'siteName'],
   'email-confirm': ['t', 'fmt', 'action', 'token', 'email', 'callbackUrl', 'csrfToken'],
+  ...PASSWORD_LOCALS,
 }
 
 const MODELS: Models = {
-  signin: (t, { base, csrfToken, callbackUrl, providers, error, email, passkey }) => ({
+  signin: (t, { base, csrfToken, callbackUrl, providers, error, email, passkey, credentials }) => ({
     title: t.titles.signin,
     locals: {
       csrfToken,
@@ -126,6 +152,13 @@ const MODELS: Models = {
       alert: error ? signinAlert(t, error) : undefined,
       email: email ?? '',
       passkey: passkey && { ...passkey, scriptUrl: `${base}/assets/passkey.js` },
+      credentials: credentials && {
+        action: credentials.action,
+        field: identifierField(t, credentials.identifier),
+        // The links keep where the user is going, through sign-up or a reset.
+        forgotUrl: credentials.forgotUrl && keepingCallback(credentials.forgotUrl, callbackUrl),
+        signUpUrl: credentials.signUpUrl && keepingCallback(credentials.signUpUrl, callbackUrl),
+      },
     },
   }),
   signout: (t, { base, csrfToken, callbackUrl }) => ({
@@ -144,10 +177,19 @@ const MODELS: Models = {
     title: t.titles['email-confirm'],
     locals: { action, token, email, callbackUrl, csrfToken },
   }),
+  ...PASSWORD_MODELS,
 }
 
 /** Pages whose HTML holds a CSRF token or an e-mail link's token: never kept by any cache. */
-const CARRIES_TOKEN: ReadonlySet<ViewName> = new Set<ViewName>(['signin', 'signout', 'email-confirm'])
+const CARRIES_TOKEN: ReadonlySet<ViewName> = new Set<ViewName>([
+  'signin',
+  'signout',
+  'email-confirm',
+  'password-signup',
+  'password-forgot',
+  'password-reset',
+  'password-change',
+])
 
 /**
  * The package's own views/ folder: three levels above lib/infra/pages (ts-jest), four above
@@ -182,6 +224,12 @@ const TEMPLATES: Readonly<Record<ViewName, ejs.TemplateFunction>> = Object.freez
   error: compileView('error'),
   'verify-request': compileView('verify-request'),
   'email-confirm': compileView('email-confirm'),
+  'password-signup': compileView('password-signup'),
+  'password-forgot': compileView('password-forgot'),
+  'password-reset': compileView('password-reset'),
+  'password-change': compileView('password-change'),
+  'password-sent': compileView('password-sent'),
+  'password-done': compileView('password-done'),
 })
 
 /** The pages need nothing but their own stylesheet: no script at all, no frames, no base. */
