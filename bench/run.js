@@ -184,7 +184,10 @@ async function main() {
     const rows = summarize(targets, REFERENCE)
     const perCore = rows
       .filter((row) => row.system.perCore && row.rps !== null)
-      .map((row) => `${row.system.label}: ${(row.rps / os.cpus().length).toFixed(1)} per second per core (${os.cpus().length} cores)`)
+      .map(
+        (row) =>
+          `${row.system.label}: ${(row.rps / os.cpus().length).toFixed(1)} per second per core (${os.cpus().length} cores)`,
+      )
     const text = [table(rows), tally(rows), ...perCore].join('\n\n')
     console.log(`\n${text}`)
     if (settings.results !== '-') {

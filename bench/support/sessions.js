@@ -155,7 +155,13 @@ exports.passwordSignIn = async ({ origin, server }) => {
   await expectStatus(confirmed, 302, 'POST /password/confirm')
   return {
     headers: { ...FORM, cookie: csrfCookie },
-    body: new URLSearchParams({ csrfToken, email: ADDRESS, password: secret, callbackUrl: '/', json: 'true' }).toString(),
+    body: new URLSearchParams({
+      csrfToken,
+      email: ADDRESS,
+      password: secret,
+      callbackUrl: '/',
+      json: 'true',
+    }).toString(),
   }
 }
 

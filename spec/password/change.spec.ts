@@ -37,7 +37,9 @@ describe('changing a password', () => {
     expect(res.headers.get('location')).toMatch(`${service.base}/password/done?kind=changed`)
     expect(await sessionUser(service, here)).toMatchObject({ email: address })
     expect(await sessionUser(service, elsewhere)).toBeNull()
-    expect(service.events.filter(({ name }) => name === 'passwordChanged').map(({ message }) => message.added)).toEqual([false])
+    expect(service.events.filter(({ name }) => name === 'passwordChanged').map(({ message }) => message.added)).toEqual(
+      [false],
+    )
     expect((await passwordSignIn(service, new Browser(service), address, NEW)).status).toBe(200)
     expect((await passwordSignIn(service, new Browser(service), address, GOOD)).status).toBe(401)
   })
@@ -49,7 +51,9 @@ describe('changing a password', () => {
     await signUp(service, browser, address, GOOD)
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect((await change(service, browser, { newPassword: NEW })).status).toBe(400)
-    expect((await change(service, browser, { newPassword: NEW, currentPassword: 'not my password at all' })).status).toBe(400)
+    expect(
+      (await change(service, browser, { newPassword: NEW, currentPassword: 'not my password at all' })).status,
+    ).toBe(400)
     const res = await change(service, browser, { newPassword: NEW, currentPassword: GOOD })
     expect(res.status).toBe(302)
     expect((await passwordSignIn(service, new Browser(service), address, NEW)).status).toBe(200)

@@ -49,9 +49,15 @@ function median(values: number[]): number {
 async function compare(kinds: Record<string, () => Promise<Answer>>): Promise<Record<string, number>> {
   const answers: Record<string, Answer[]> = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]))
   for (let i = 0; i < TRIES; i++) for (const [kind, run] of Object.entries(kinds)) answers[kind]!.push(await run())
-  const shapes = new Set(Object.values(answers).flatMap((list) => list.map(({ status, location, body }) => JSON.stringify({ status, location, body }))))
+  const shapes = new Set(
+    Object.values(answers).flatMap((list) =>
+      list.map(({ status, location, body }) => JSON.stringify({ status, location, body })),
+    ),
+  )
   expect([...shapes]).toHaveLength(1)
-  const medians = Object.fromEntries(Object.entries(answers).map(([kind, list]) => [kind, median(list.map(({ ms }) => ms))]))
+  const medians = Object.fromEntries(
+    Object.entries(answers).map(([kind, list]) => [kind, median(list.map(({ ms }) => ms))]),
+  )
   const values = Object.values(medians)
   const low = Math.min(...values)
   const high = Math.max(...values)
@@ -77,7 +83,12 @@ describe('no answer tells whether an account exists', () => {
     const attempt = (address: string, secret: string) => () =>
       timed(async () => {
         const browser = new Browser(s)
-        const body = new URLSearchParams({ email: address, password: secret, csrfToken: await browser.csrfToken(), json: 'true' })
+        const body = new URLSearchParams({
+          email: address,
+          password: secret,
+          csrfToken: await browser.csrfToken(),
+          json: 'true',
+        })
         return browser.jar.fetch(`${s.base}/callback/credentials`, { method: 'POST', body, headers: nextClient() })
       })
     await compare({
@@ -120,4 +131,3 @@ describe('no answer tells whether an account exists', () => {
     await compare({ known: attempt(() => known), unknown: attempt(() => newAddress()) })
   })
 })
-

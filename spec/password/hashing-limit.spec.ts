@@ -11,15 +11,18 @@ describe('password hashing cannot take the process down', () => {
     await signUp(service, member, address, GOOD)
     const attacker = new Browser(service)
     const token = await attacker.csrfToken()
-    const body = () => new URLSearchParams({ email: address, password: `wrong ${Math.random()}`, csrfToken: token, json: 'true' })
+    const body = () =>
+      new URLSearchParams({ email: address, password: `wrong ${Math.random()}`, csrfToken: token, json: 'true' })
     let stormOver = false
     const storm = Promise.all(
       Array.from({ length: 500 }, () =>
-        attacker.jar.fetch(`${service.base}/callback/credentials`, { method: 'POST', body: body() }).then(async (res) => ({
-          status: res.status,
-          retryAfter: res.headers.get('retry-after'),
-          text: await res.text(),
-        })),
+        attacker.jar
+          .fetch(`${service.base}/callback/credentials`, { method: 'POST', body: body() })
+          .then(async (res) => ({
+            status: res.status,
+            retryAfter: res.headers.get('retry-after'),
+            text: await res.text(),
+          })),
       ),
     ).finally(() => {
       stormOver = true

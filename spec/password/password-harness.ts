@@ -101,8 +101,13 @@ export async function passwordSignIn(
 }
 
 /** The user of this browser's session, from GET /session; null when there is none. */
-export async function sessionUser(service: { base: string }, browser: Browser): Promise<{ email?: string | null } | null> {
-  const body = (await (await browser.jar.fetch(`${service.base}/session`)).json()) as { user?: { email?: string | null } }
+export async function sessionUser(
+  service: { base: string },
+  browser: Browser,
+): Promise<{ email?: string | null } | null> {
+  const body = (await (await browser.jar.fetch(`${service.base}/session`)).json()) as {
+    user?: { email?: string | null }
+  }
   return body.user ?? null
 }
 
@@ -123,7 +128,12 @@ export function formTo(html: string, base: string, path: string): Form {
 }
 
 /** POSTs a form's fields (with changes) as the browser would. */
-export function submit(browser: Browser, base: string, path: string, fields: Record<string, string>): Promise<Response> {
+export function submit(
+  browser: Browser,
+  base: string,
+  path: string,
+  fields: Record<string, string>,
+): Promise<Response> {
   return browser.jar.fetch(`${base}${path}`, { method: 'POST', body: new URLSearchParams(fields) })
 }
 
@@ -131,7 +141,12 @@ export function submit(browser: Browser, base: string, path: string, fields: Rec
  * Signs up `address` with `secret` the whole way: the sign-up form, the mail, the link's confirm
  * page and its button. The browser is then signed in; returns the confirm button's answer.
  */
-export async function signUp(service: PasswordService, browser: Browser, address: string, secret: string): Promise<Response> {
+export async function signUp(
+  service: PasswordService,
+  browser: Browser,
+  address: string,
+  secret: string,
+): Promise<Response> {
   const res = await submit(browser, service.base, '/password/signup', {
     email: address,
     password: secret,

@@ -50,7 +50,10 @@ describe('password sign-in on NextAuth’s credentials wire', () => {
     const address = await member(service)
     const v5 = new Browser(service)
     const res = await passwordSignIn(service, v5, address, GOOD, { client: 'v5' })
-    expect({ status: res.status, body: await res.json() }).toEqual({ status: 200, body: { url: `${service.origin}/welcome` } })
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 200,
+      body: { url: `${service.origin}/welcome` },
+    })
     const form = new Browser(service)
     const posted = await passwordSignIn(service, form, address.toUpperCase(), GOOD, { client: 'form' })
     expect({ status: posted.status, location: posted.headers.get('location') }).toEqual({

@@ -16,7 +16,12 @@ import {
 
 afterEach(stopAll)
 
-async function askSignUp(service: PasswordService, browser: Browser, address: string, secret: string): Promise<Response> {
+async function askSignUp(
+  service: PasswordService,
+  browser: Browser,
+  address: string,
+  secret: string,
+): Promise<Response> {
   return submit(browser, service.base, '/password/signup', {
     email: address,
     password: secret,
@@ -75,7 +80,9 @@ describe('password sign-up: the account exists only once its address is confirme
     // The attacker's link (in the victim's mailbox) creates nothing now.
     const late = await confirmLink(service, new Browser(service), attackersLink)
     expect(late.headers.get('location')).toMatch(`${service.base}/signin?`)
-    expect((await passwordSignIn(service, new Browser(service), victim, 'the attacker chose this one')).status).toBe(401)
+    expect((await passwordSignIn(service, new Browser(service), victim, 'the attacker chose this one')).status).toBe(
+      401,
+    )
     expect((await passwordSignIn(service, new Browser(service), victim, GOOD)).status).toBe(200)
     expect(service.events.filter(({ name }) => name === 'userCreated')).toHaveLength(1)
   })
@@ -87,7 +94,11 @@ describe('password sign-up: the account exists only once its address is confirme
     const fresh = newAddress()
     const a = await askSignUp(service, new Browser(service), taken, 'another good long password')
     const b = await askSignUp(service, new Browser(service), fresh, 'another good long password')
-    const shape = async (res: Response) => ({ status: res.status, location: res.headers.get('location'), body: await res.text() })
+    const shape = async (res: Response) => ({
+      status: res.status,
+      location: res.headers.get('location'),
+      body: await res.text(),
+    })
     expect(await shape(a)).toEqual(await shape(b))
     const mails = [await service.smtp.nextMessage(), await service.smtp.nextMessage()]
     const toOwner = mails.find((mail) => mail.envelope.to[0] === taken)!

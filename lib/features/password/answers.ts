@@ -31,7 +31,12 @@ export function hashingBusy(ctx: Context): never {
 export function backToForm(path: string): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     if (ctx.jsonMode)
-      sendJson(ctx.res, 403, JSON.stringify({ url: ctx.serviceUrl(path, { csrf: 'true', error: 'MissingCSRF' }) }), true)
+      sendJson(
+        ctx.res,
+        403,
+        JSON.stringify({ url: ctx.serviceUrl(path, { csrf: 'true', error: 'MissingCSRF' }) }),
+        true,
+      )
     else sendRedirect(ctx.res, ctx.serviceUrl(path, { csrf: 'true' }))
   }
 }

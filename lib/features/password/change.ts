@@ -114,7 +114,12 @@ async function add(ctx: Context, runtime: PasswordRuntime, me: Who, password: st
 }
 
 /** The current password, checked as a sign-in checks it: throttled, and a failure counted. */
-async function currentMatches(ctx: Context, runtime: PasswordRuntime, account: StoredAccount, current: string): Promise<boolean> {
+async function currentMatches(
+  ctx: Context,
+  runtime: PasswordRuntime,
+  account: StoredAccount,
+  current: string,
+): Promise<boolean> {
   const key = accountKey(runtime, account.subject)
   const client = clientKey(ctx.req.ip)
   const pace = await runtime.throttle.check(key, client, null)
@@ -133,7 +138,12 @@ async function currentMatches(ctx: Context, runtime: PasswordRuntime, account: S
 
 async function changed(ctx: Context, me: Who, added: boolean): Promise<void> {
   await ctx.svc.sessions.revokeOthers(ctx.sessionCookie(), me.record)
-  ctx.svc.log('info', 'password.changed', added ? 'a password was added' : 'a password was changed; the other sessions ended', ctx.svc.userForLog(me.user.id))
+  ctx.svc.log(
+    'info',
+    'password.changed',
+    added ? 'a password was added' : 'a password was changed; the other sessions ended',
+    ctx.svc.userForLog(me.user.id),
+  )
   await ctx.emit('passwordChanged', ctx.svc.config.events.passwordChanged, { userId: me.user.id, added })
   const kind = added ? 'added' : 'changed'
   sendRedirect(ctx.res, ctx.serviceUrl('/password/done', { kind, callbackUrl: await ctx.callbackTarget() }))
@@ -146,7 +156,13 @@ interface FormState {
   taken?: boolean
 }
 
-async function showForm(ctx: Context, runtime: PasswordRuntime, me: Who, status: number, state: FormState): Promise<void> {
+async function showForm(
+  ctx: Context,
+  runtime: PasswordRuntime,
+  me: Who,
+  status: number,
+  state: FormState,
+): Promise<void> {
   await showPage(ctx, status, 'password-change', {
     base: ctx.base.href,
     action: ctx.serviceUrl('/password/change'),

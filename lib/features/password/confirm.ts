@@ -81,7 +81,11 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
     ),
   )
   if (created.kind !== 'created') {
-    svc.log('info', 'password.link_refused', `a sign-up link found the address taken since (${created.kind}); nothing was created`)
+    svc.log(
+      'info',
+      'password.link_refused',
+      `a sign-up link found the address taken since (${created.kind}); nothing was created`,
+    )
     return ctx.redirect(ctx.serviceUrl('/signin', { callbackUrl }))
   }
   await announceUser(runtime.accounts, svc, created.user, runtime.provider.id)
@@ -94,6 +98,10 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
 }
 
 export function refuse(ctx: Context): void {
-  ctx.svc.log('warn', 'password.link_refused', 'a password link was refused: unknown, expired, already used, or for another address')
+  ctx.svc.log(
+    'warn',
+    'password.link_refused',
+    'a password link was refused: unknown, expired, already used, or for another address',
+  )
   ctx.redirectToError('Verification')
 }

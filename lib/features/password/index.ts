@@ -113,8 +113,7 @@ export const password: FeatureDefinition = {
 
 function checker(runtime: PasswordRuntime | null): PasswordHelpers['checkPassword'] {
   return async (text, context = {}) => {
-    if (runtime === null)
-      throw new AuthError('Configuration', 'checkPassword needs password() among the providers')
+    if (runtime === null) throw new AuthError('Configuration', 'checkPassword needs password() among the providers')
     if (typeof text !== 'string') return { ok: false, reasons: ['tooShort'] }
     return runtime.policy.check(normalizePassword(text), { identifier: context.identifier ?? null })
   }

@@ -38,7 +38,11 @@ export async function sendPasswordMail(
   if (result.kind === 'sent') return true
   if (result.kind === 'refused') {
     await result.likeSent()
-    ctx.svc.log('warn', 'email.refused', `a password mail was not sent: the mail server refused the recipient (${result.reason})`)
+    ctx.svc.log(
+      'warn',
+      'email.refused',
+      `a password mail was not sent: the mail server refused the recipient (${result.reason})`,
+    )
     return true
   }
   ctx.svc.log('error', 'email.send_failed', `a password mail could not be sent (${result.reason})`)

@@ -4,7 +4,12 @@ import { renderPage } from '../../infra/http/page-response'
 import type { ViewData, ViewName } from '../../infra/pages/render'
 
 /** Renders one of the password pages with the service's texts, theme and form-action origins. */
-export async function showPage<V extends ViewName>(ctx: Context, status: number, view: V, data: ViewData[V]): Promise<void> {
+export async function showPage<V extends ViewName>(
+  ctx: Context,
+  status: number,
+  view: V,
+  data: ViewData[V],
+): Promise<void> {
   renderPage(ctx.res, status, view, data, {
     formAction: await formActionOrigins(ctx, 'other'),
     messages: ctx.messages(),

@@ -35,14 +35,21 @@ export async function forgot(ctx: Context, runtime: PasswordRuntime): Promise<vo
   const started = performance.now()
   const identifier = readIdentifier(runtime, ctx.body[identifierField(runtime)])
   const mail = runtime.mail
-  if (identifier === null || mail === null || !(await ipWithinLimit(mail, ctx.req.ip))) return quietly(ctx, runtime, started)
+  if (identifier === null || mail === null || !(await ipWithinLimit(mail, ctx.req.ip)))
+    return quietly(ctx, runtime, started)
   const identity = { provider: runtime.provider.id, issuer: '', subject: identifier }
   const account = await runtime.accounts.call((store) => store.findAccount(identity))
   const user = account && (await runtime.accounts.call((store) => store.getUser(account.userId)))
   const to = user?.emailVerified ? emailIdentifier(user.email, mail.provider.normalizeIdentifier) : null
   if (account === null || to === null || !(await addressWithinLimit(mail, to))) return quietly(ctx, runtime, started)
   const callbackUrl = await ctx.callbackTarget()
-  const link = await keepLink(runtime, 'reset', to, { uid: account.userId, aid: account.id, c: callbackUrl }, runtime.provider.resetMaxAge)
+  const link = await keepLink(
+    runtime,
+    'reset',
+    to,
+    { uid: account.userId, aid: account.id, c: callbackUrl },
+    runtime.provider.resetMaxAge,
+  )
   const url = ctx.serviceUrl('/password/reset', { token: link.token, email: to })
   if (!(await sendPasswordMail(ctx, runtime, 'reset', to, url, new Date(link.expires * 1000))))
     return ctx.redirectToError('EmailSignin')
@@ -83,9 +90,16 @@ export async function reset(ctx: Context, runtime: PasswordRuntime): Promise<voi
   const set = await runtime.accounts.call((store) => store.setPasswordHash!(userId, accountId, hash))
   if (!set) return refuse(ctx)
   await ctx.svc.sessions.revokeAll(userId)
-  const account = (await runtime.accounts.call((store) => store.listAccounts(userId))).find(({ id }) => id === accountId)
+  const account = (await runtime.accounts.call((store) => store.listAccounts(userId))).find(
+    ({ id }) => id === accountId,
+  )
   if (account) await runtime.throttle.succeeded(accountKey(runtime, account.subject), 'reset', null)
-  ctx.svc.log('info', 'password.reset', 'a password was reset; every session of the user ended', ctx.svc.userForLog(userId))
+  ctx.svc.log(
+    'info',
+    'password.reset',
+    'a password was reset; every session of the user ended',
+    ctx.svc.userForLog(userId),
+  )
   await ctx.emit('passwordReset', ctx.svc.config.events.passwordReset, { userId })
   const callbackUrl = typeof data?.c === 'string' ? data.c : ctx.base.origin
   sendRedirect(ctx.res, ctx.serviceUrl('/password/done', { kind: 'reset', callbackUrl }))

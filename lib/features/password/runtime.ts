@@ -27,7 +27,12 @@ export interface PasswordRuntime {
    * `token`: a link's store key is HMAC(token, purpose, address); `link`: seals what a link carries;
    * `account`: an identifier as throttles and logs know it; `device`: the known-device cookie.
    */
-  readonly keys: { readonly token: KeyRing; readonly link: KeyRing; readonly account: KeyRing; readonly device: KeyRing }
+  readonly keys: {
+    readonly token: KeyRing
+    readonly link: KeyRing
+    readonly account: KeyRing
+    readonly device: KeyRing
+  }
   readonly config: ResolvedConfig
 }
 

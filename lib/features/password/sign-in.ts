@@ -20,7 +20,11 @@ export async function passwordSignIn(ctx: Context, runtime: PasswordRuntime): Pr
   const password = typeof raw === 'string' && raw.length <= 4 * runtime.provider.maxLength ? normalizePassword(raw) : ''
   const identifier = readIdentifier(runtime, ctx.body[identifierField(runtime)])
   if (password === '' || codePoints(password) > runtime.provider.maxLength || identifier === null) {
-    ctx.svc.log('info', 'password.signin_failed', 'a password sign-in was refused: no identifier or password of a possible shape')
+    ctx.svc.log(
+      'info',
+      'password.signin_failed',
+      'a password sign-in was refused: no identifier or password of a possible shape',
+    )
     return credentialsRefused(ctx, runtime)
   }
   const key = accountKey(runtime, identifier)
@@ -52,7 +56,12 @@ export async function passwordSignIn(ctx: Context, runtime: PasswordRuntime): Pr
   rememberDevice(ctx, runtime, key, device)
   if (verdict.rehash) await rehash(ctx, runtime, account, password)
   await completeSignIn(ctx, {
-    user: { id: identifier, name: null, email: runtime.provider.identifier === 'email' ? identifier : null, image: null },
+    user: {
+      id: identifier,
+      name: null,
+      email: runtime.provider.identifier === 'email' ? identifier : null,
+      image: null,
+    },
     account: { provider: runtime.provider.id, type: 'credentials', providerAccountId: identifier },
     identity: { subject: identifier, label: identifier },
     callbackUrl: await ctx.callbackTarget(),
@@ -69,7 +78,12 @@ async function rehash(ctx: Context, runtime: PasswordRuntime, account: StoredAcc
   if (fresh === null) return
   try {
     await runtime.accounts.call((store) => store.setPasswordHash!(account.userId, account.id, fresh))
-    ctx.svc.log('info', 'password.rehashed', `a password was hashed again with ${runtime.hashing.algorithm} at the current parameters`, ctx.svc.userForLog(account.userId))
+    ctx.svc.log(
+      'info',
+      'password.rehashed',
+      `a password was hashed again with ${runtime.hashing.algorithm} at the current parameters`,
+      ctx.svc.userForLog(account.userId),
+    )
   } catch {
     // Answered 503 elsewhere; here the sign-in goes on with the old hash kept.
   }
