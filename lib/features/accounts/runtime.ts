@@ -65,7 +65,12 @@ export function accountInfo(account: StoredAccount): AccountInfo {
  * A user another feature's sign-up made through the store (a password account whose address was
  * confirmed): logged and told to the app as the accounts' own sign-ups are.
  */
-export async function announceUser(runtime: AccountsRuntime, svc: Services, user: User, provider: string): Promise<void> {
+export async function announceUser(
+  runtime: AccountsRuntime,
+  svc: Services,
+  user: User,
+  provider: string,
+): Promise<void> {
   svc.log('info', 'account.created', 'a sign-up created a user', { provider, ...svc.userForLog(user.id) })
   await runtime.emit('userCreated', { user, provider })
 }

@@ -36,4 +36,3 @@ export function verifyMac(ring: KeyRing, candidate: string, ...parts: string[]):
 export function digest(value: string): string {
   return createHash('sha256').update(value).digest('base64url')
 }
-
