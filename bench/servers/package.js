@@ -54,7 +54,7 @@ if (variant === 'renewal') options.session = { maxAge: 3600, updateAge: 1 }
 if (variant === 'password') {
   options.providers.push(password({ breached: false }))
   options.accounts = memoryAccounts()
-  options.requestRateLimit = { limit: 1_000_000_000 }
+  options.requestRateLimit = { limit: 1_000_000 }
 }
 if (!['default', 'database', 'cluster', 'revocation', 'callback', 'renewal', 'tokens', 'password'].includes(variant))
   throw new Error(`unknown variant ${variant}`)
