@@ -131,7 +131,7 @@ exports.passportLogin = async ({ origin }) => {
  */
 exports.passwordSignIn = async ({ origin, server }) => {
   const base = `${origin}/api/auth`
-  const secret = 'bench-passphrase-violet-harbour'
+  const secret = 'violet-harbour-tractor-41'
   const csrfRes = await fetch(`${base}/csrf`)
   await expectStatus(csrfRes, 200, 'GET /csrf')
   const { csrfToken } = await csrfRes.json()

@@ -1,4 +1,7 @@
+import { hash as bcryptHash } from '@node-rs/bcrypt'
+import { memoryAccounts } from '../../lib'
 import { Browser } from '../support/browser'
+import { sharedRedisForFile } from '../support/redis'
 import {
   GOOD,
   newAddress,
@@ -92,5 +95,50 @@ describe('password sign-in on NextAuth’s credentials wire', () => {
       body: { url: `${service.base}/signin?csrf=true&error=MissingCSRF` },
     })
     expect(await sessionUser(service, browser)).toBeNull()
+  })
+})
+
+describe('password sign-in with what an app brings along', () => {
+  const file = sharedRedisForFile('password-sign-in')
+
+  it('makes a database session in Redis like any other sign-in', async () => {
+    const service = await startPasswordService({
+      options: { redis: file.client, redisKeyPrefix: `${file.prefix}db:`, session: { strategy: 'database' } },
+    })
+    const address = await member(service)
+    const browser = new Browser(service)
+    expect((await passwordSignIn(service, browser, address, GOOD)).status).toBe(200)
+    expect(await sessionUser(service, browser)).toMatchObject({ email: address })
+    const sessionKeys = await file.client.keys(`${file.prefix}db:*`)
+    expect(sessionKeys.length).toBeGreaterThan(0)
+  })
+
+  it('signs in with a bcrypt hash imported from another system, and hashes it again as argon2id', async () => {
+    const store = memoryAccounts()
+    const service = await startPasswordService({ store })
+    const address = newAddress()
+    const now = new Date()
+    const imported = await bcryptHash(GOOD, { cost: 4 })
+    const created = await store.createUser(
+      { id: 'legacy-42', name: 'Legacy', email: address, emailVerified: now, image: null, createdAt: now },
+      {
+        id: 'legacy-account-42',
+        userId: 'legacy-42',
+        provider: 'credentials',
+        issuer: '',
+        subject: address,
+        type: 'credentials',
+        label: address,
+        linkedAt: now,
+        lastUsedAt: null,
+        passwordHash: imported,
+      },
+    )
+    expect(created.kind).toBe('created')
+    expect((await passwordSignIn(service, new Browser(service), address, 'not the imported one')).status).toBe(401)
+    expect((await passwordSignIn(service, new Browser(service), address, GOOD)).status).toBe(200)
+    const [account] = await store.listAccounts('legacy-42')
+    expect(account?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
+    expect((await passwordSignIn(service, new Browser(service), address, GOOD)).status).toBe(200)
   })
 })

@@ -1,5 +1,6 @@
 import { Browser } from '../support/browser'
 import { forms } from '../support/forms'
+import { startRangeServer } from '../support/pwned-range'
 import {
   GOOD,
   confirmLink,
@@ -117,6 +118,21 @@ describe('password sign-up: the account exists only once its address is confirme
     expect(html).not.toContain('tooShort')
     expect(html).toMatch(/15/)
     expect(await service.smtp.messagesAfter(200)).toEqual([])
+  })
+
+  it('refuses a password the breached-password range API knows (a local server speaking its protocol)', async () => {
+    const leaked = 'a passphrase that leaked in 2019'
+    const range = await startRangeServer({ breached: [leaked] })
+    try {
+      const service = await startPasswordService({ password: { breached: { url: range.url } } })
+      const res = await askSignUp(service, new Browser(service), newAddress(), leaked)
+      expect(res.status).toBe(400)
+      expect(await res.text()).toMatch(/breach/i)
+      expect((await askSignUp(service, new Browser(service), newAddress(), GOOD)).status).toBe(302)
+      expect(range.requests.length).toBe(2)
+    } finally {
+      await range.stop()
+    }
   })
 
   it('is not there when accounts.signUp is false', async () => {
