@@ -108,7 +108,9 @@ describe('configuration', () => {
       configError(() =>
         resolveConfig({ ...valid, providers: [{ id: 'github', name: 'GitHub', type: 'oauth' } as never] }, {}),
       ),
-    ).toMatch(/`providers\[0\]` must be made by passportStrategy\(\), oauth2\(\), oidc\(\), email\(\) or passkey\(\)/)
+    ).toMatch(
+      /`providers\[0\]` must be made by passportStrategy\(\), oauth2\(\), oidc\(\), email\(\), passkey\(\) or password\(\)/,
+    )
     expect(configError(() => resolveConfig({ ...valid, providers: [p('git hub')] }, {}))).toMatch(
       /`providers\[0\].id` must be URL-safe/,
     )
