@@ -183,6 +183,7 @@ describe('apps that install the tarball', () => {
       'oidc',
       'passkey',
       'passportStrategy',
+      'password',
       'postgresAccounts',
       'redisAccounts',
     ]
