@@ -1,7 +1,7 @@
 import type { Server } from 'node:http'
 import express from 'express'
 import { Redis } from 'ioredis'
-import { auth, AuthError, email, oidc, passkey, type Callbacks, type VerificationRequest } from '../../lib'
+import { auth, AuthError, email, oidc, passkey, password, type Callbacks, type VerificationRequest } from '../../lib'
 import { buildClientBundle } from './client/bundle'
 import { startEmbeddedIdp } from './identity-provider'
 import {
@@ -67,6 +67,9 @@ async function main() {
     // "Sign in with a passkey" on the built-in page (and in the e-mail field's autofill); a
     // signed-in user adds one on the home page. Without REDIS_URL, passkeys live in this process.
     passkey(),
+    // E-mail and password (docs/passwords.md): "Create an account" and "Forgot your password?" on
+    // the sign-in page; the sign-up and reset links go out through the e-mail provider above.
+    password(settings.breachedRangeUrl ? { breached: { url: settings.breachedRangeUrl } } : {}),
   ]
   const authRouter = auth({
     url: settings.url,
@@ -259,8 +262,14 @@ const displayNameCallbacks: Callbacks = {
 const CONSOLE_LINK_MESSAGE =
   'No mail is sent: this demo has no SMTP_URL. Its console shows the sign-in link, or a line saying that none was sent (an address gets at most one link a minute and five an hour).'
 
-function printSignInLink({ identifier, url }: VerificationRequest): void {
-  process.stdout.write(`demo (development mail transport, nothing was sent): sign-in link for ${identifier}: ${url}\n`)
+function printSignInLink({ identifier, url, kind }: VerificationRequest): void {
+  const what = {
+    signIn: 'sign-in link',
+    passwordSignUp: 'sign-up link',
+    passwordSignUpExists: 'note that someone tried to sign up with an address that has an account; sign-in page',
+    passwordReset: 'password reset link',
+  }[kind ?? 'signIn']
+  process.stdout.write(`demo (development mail transport, nothing was sent): ${what} for ${identifier}: ${url}\n`)
 }
 
 main().catch((error: unknown) => {

@@ -32,6 +32,12 @@ export interface DemoSettings {
    * ways in) then live in PostgreSQL, whatever REDIS_URL says; without either, in this process.
    */
   databaseUrl: string | null
+  /**
+   * BREACHED_RANGE_URL: a breached-password range API of your own (or the specs' local one) for
+   * password(); else null: Have I Been Pwned's public one (the check lets a password through, and
+   * logs it, when that cannot be reached in 2 s).
+   */
+  breachedRangeUrl: string | null
 }
 
 export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
@@ -71,7 +77,15 @@ export function readSettings(env: NodeJS.ProcessEnv): DemoSettings {
     emailFrom,
     redisUrl,
     databaseUrl,
+    breachedRangeUrl: env.BREACHED_RANGE_URL ? checkRangeUrl(env.BREACHED_RANGE_URL) : null,
   }
+}
+
+/** BREACHED_RANGE_URL: an http(s) URL to which the 5-digit prefix is appended. */
+function checkRangeUrl(value: string): string {
+  if (!/^https?:\/\//.test(value) || !URL.canParse(value))
+    fail('BREACHED_RANGE_URL must be an http(s) URL such as https://api.pwnedpasswords.com/range/')
+  return value
 }
 
 /** REDIS_URL as ioredis takes it. The refusal never repeats the value: it may hold a password. */

@@ -9,7 +9,7 @@ describe('the demo in Chromium: signing in by e-mail', () => {
     const { page } = await browser.newTab()
     await page.goto(`${origin}/`)
     await page.getByRole('link', { name: 'Sign in', exact: true }).click()
-    await page.getByLabel('Email address').fill('someone@example.com')
+    await page.locator('#email').fill('someone@example.com')
     await page.getByRole('button', { name: 'Sign in with Email' }).click()
     await page.waitForURL(`${base}/verify-request?provider=email&type=email`)
     await expect(page.getByRole('heading').textContent()).resolves.toBe('Check your email')

@@ -9,7 +9,7 @@ describe("the demo in Chromium: the service's error pages", () => {
     const tab = await browser.newTab()
     const { page } = tab
     await page.goto(`${base}/signin`)
-    await page.getByLabel('Email address').fill('someone@example.com')
+    await page.locator('#email').fill('someone@example.com')
     await page.getByRole('button', { name: 'Sign in with Email' }).click()
     const link = signInLink(await smtp!.nextMessage(), base)
     await page.goto(link.href)

@@ -10,7 +10,7 @@ import { createRoot } from 'react-dom/client'
 import { SessionProvider, signIn, signOut, useSession } from 'next-auth/react'
 // NextAuth v5's own passkey client, unchanged: it asks {base}/webauthn-options/passkey, runs the
 // browser's ceremony (@simplewebauthn/browser) and posts the answer to {base}/callback/passkey.
-import { __NEXTAUTH } from 'next-auth-v5/react'
+import { __NEXTAUTH, signIn as signInV5 } from 'next-auth-v5/react'
 import { signIn as passkeySignIn } from 'next-auth-v5/webauthn'
 
 /** The user's picture when the page's CSP lets it load: https:, or the embedded provider's origin. */
@@ -36,6 +36,55 @@ async function addPasskey(onRefused) {
 function signInAgainUrl() {
   const query = new URLSearchParams({ callbackUrl: window.location.href })
   return `${root.dataset.basePath}/signin?${query}`
+}
+
+/**
+ * signIn('credentials', { email, password, redirect: false }) with either client: v4's (the
+ * SessionProvider's own, which then reads the new session) or v5's (a module of its own: the page
+ * reloads to show the session). A refusal answers `{ error: 'CredentialsSignin' }`.
+ */
+function PasswordForm() {
+  const [email, setEmail] = useState('')
+  const [password, setPassword] = useState('')
+  const [refused, setRefused] = useState(false)
+  const submit = async (client) => {
+    setRefused(false)
+    const signInWith = client === 'v5' ? signInV5 : signIn
+    const result = await signInWith('credentials', { email, password, redirect: false })
+    if (!result || result.error) return setRefused(true)
+    if (client === 'v5') window.location.reload()
+  }
+  return (
+    <form onSubmit={(event) => event.preventDefault()}>
+      <label htmlFor="password-email">Email</label>
+      <input
+        id="password-email"
+        type="email"
+        autoComplete="username"
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+      />
+      <label htmlFor="password-password">Password</label>
+      <input
+        id="password-password"
+        type="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(event) => setPassword(event.target.value)}
+      />
+      <button className="button" type="button" onClick={() => void submit('v4')}>
+        Sign in with password
+      </button>
+      <button className="button" type="button" onClick={() => void submit('v5')}>
+        Sign in with password (v5 client)
+      </button>
+      {refused ? (
+        <div className="alert" role="alert">
+          <p>That email and password did not sign you in.</p>
+        </div>
+      ) : null}
+    </form>
+  )
 }
 
 function SessionPanel({ pictureOrigin }) {
@@ -98,6 +147,7 @@ function SessionPanel({ pictureOrigin }) {
           <button className="button" type="button" onClick={() => void passkeySignIn('passkey')}>
             Sign in with a passkey
           </button>
+          <PasswordForm />
         </>
       ) : null}
     </>

@@ -44,7 +44,10 @@ const SALT_BYTES = 16
 const KEY_BYTES = 32
 
 type Argon2 = typeof import('@node-rs/argon2')
-type Bcrypt = typeof import('@node-rs/bcrypt')
+/** The part of `bcryptjs` (pure JavaScript: it loads everywhere) the verifier uses, for imported hashes only. */
+interface Bcrypt {
+  compare(password: string, hash: string): Promise<boolean>
+}
 
 /** `@node-rs/argon2`, or null where its addon does not load (then scrypt hashes new passwords). */
 function loadArgon2(): Argon2 | null {
@@ -61,7 +64,7 @@ function loadBcrypt(): Bcrypt | null {
   if (bcryptModule === undefined) {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      bcryptModule = require('@node-rs/bcrypt') as Bcrypt
+      bcryptModule = require('bcryptjs') as Bcrypt
     } catch {
       bcryptModule = null
     }
@@ -132,9 +135,9 @@ function isCurrentArgon2(argon2: Argon2, stored: string): boolean {
 
 async function verifyBcrypt(stored: string, password: string): Promise<boolean> {
   const bcrypt = loadBcrypt()
-  if (bcrypt === null) return false
-  if (bcrypt.parseOptions(stored).cost > CAPS.bcryptCost) return false
-  return bcrypt.verify(password, stored)
+  // `$2b$NN$` then 53 characters of bcrypt's base64: the cost is the two digits (checked by the caller's pattern).
+  if (bcrypt === null || stored.length !== 60 || Number(stored.slice(4, 6)) > CAPS.bcryptCost) return false
+  return bcrypt.compare(password, stored)
 }
 
 function scrypt(password: string, salt: Buffer, ln: number, r: number, p: number): Promise<Buffer> {
