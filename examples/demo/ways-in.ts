@@ -61,7 +61,9 @@ function linkForm(basePath: string, provider: WaysInView['providers'][number], c
  */
 export function waysInSection(basePath: string, view: WaysInView): string {
   const linked = new Set(view.ways.map(({ provider }) => provider))
-  const unlinked = view.providers.filter(({ id, type }) => type !== 'webauthn' && !linked.has(id))
+  const unlinked = view.providers.filter(
+    ({ id, type }) => type !== 'webauthn' && type !== 'credentials' && !linked.has(id),
+  )
   return (
     `<h2>Your ways in</h2>` +
     `<ul class="ways-in">${view.ways.map((way) => wayIn(basePath, way, view)).join('')}</ul>` +

@@ -81,7 +81,7 @@ async function signInPageForms(jar: CookieJar, base: string): Promise<Form[]> {
 
 /** Types `address` into the sign-in page's e-mail form and submits it: the service's answer. */
 async function requestLink(jar: CookieJar, base: string, address: string): Promise<Response> {
-  const emailForm = (await signInPageForms(jar, base)).find((form) => 'email' in form.fields)
+  const emailForm = (await signInPageForms(jar, base)).find((form) => form.action === `${base}/signin/email`)
   if (!emailForm) throw new Error('the sign-in page has no e-mail form')
   return jar.fetch(emailForm.action, {
     method: 'POST',
@@ -174,8 +174,10 @@ describe('the demo app (npm start)', () => {
     const origin = `http://localhost:${port}`
     const base = `${origin}/api/auth`
     const jar = new CookieJar()
-    const [oauthForm, emailForm, passkeyForm, ...none] = await signInPageForms(jar, base)
+    const [oauthForm, passwordForm, emailForm, passkeyForm, ...none] = await signInPageForms(jar, base)
     expect(none).toEqual([])
+    // password(): the password form, which posts to the credentials callback.
+    expect(passwordForm).toMatchObject({ action: `${base}/callback/credentials` })
     // The passkey form, which the page's script shows in a browser with passkeys.
     expect(passkeyForm).toMatchObject({ action: `${base}/callback/passkey`, buttons: ['Sign in with a passkey'] })
     expect(oauthForm).toMatchObject({ action: `${base}/signin/oidc`, buttons: ['Sign in with Demo'] })
@@ -317,6 +319,13 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
         type: 'webauthn',
         signinUrl: `${base}/signin/passkey`,
         callbackUrl: `${base}/callback/passkey`,
+      },
+      credentials: {
+        id: 'credentials',
+        name: 'Password',
+        type: 'credentials',
+        signinUrl: `${base}/signin/credentials`,
+        callbackUrl: `${base}/callback/credentials`,
       },
     })
   })
