@@ -15,10 +15,11 @@ export const invalidCsrf = {
   badRequest: async (ctx: Context) => sendJson(ctx.res, 400, '{}', true),
 
   /**
-   * Sign-in and sign-out: back to the page with `csrf=true`; in JSON mode a 403 whose `url`
-   * carries `error=MissingCSRF`, so that the client reports the failure instead of following it.
+   * Sign-in, sign-out and a feature's form pages: back to the page (`path` under the base) with
+   * `csrf=true`, where a new token waits; in JSON mode a 403 whose `url` carries
+   * `error=MissingCSRF`, so that the client reports the failure instead of following it.
    */
-  backTo(path: '/signin' | '/signout'): (ctx: Context) => Promise<void> {
+  backTo(path: string): (ctx: Context) => Promise<void> {
     return async (ctx) => {
       if (ctx.jsonMode)
         sendJson(

@@ -26,17 +26,3 @@ export function hashingBusy(ctx: Context): never {
   ctx.res.setHeader('Retry-After', '1')
   throw new AuthError('TooManyRequests', 'too many password requests at once')
 }
-
-/** A form page's answer to a POST without a valid CSRF token: back to the page, which sets a new one. */
-export function backToForm(path: string): (ctx: Context) => Promise<void> {
-  return async (ctx) => {
-    if (ctx.jsonMode)
-      sendJson(
-        ctx.res,
-        403,
-        JSON.stringify({ url: ctx.serviceUrl(path, { csrf: 'true', error: 'MissingCSRF' }) }),
-        true,
-      )
-    else sendRedirect(ctx.res, ctx.serviceUrl(path, { csrf: 'true' }))
-  }
-}

@@ -2,7 +2,8 @@ import type { Context } from '../../core/context'
 import type { SessionRecord } from '../../infra/config/types'
 import { sendRedirect } from '../../infra/http/reply'
 import { clientKey } from '../../infra/http/client-key'
-import { accountInfo, randomId } from '../accounts/runtime'
+import { accountInfo } from '../accounts/runtime'
+import { passwordAccount } from './new-user'
 import type { StoredAccount, User } from '../accounts/store'
 import { emailIdentifier } from '../email/address'
 import { hashingBusy } from './answers'
@@ -89,19 +90,7 @@ async function add(ctx: Context, runtime: PasswordRuntime, me: Who, password: st
   if (!check.ok) return showForm(ctx, runtime, me, 400, { reasons: check.reasons })
   const hash = await runtime.gate.run(() => runtime.hashing.hash(password))
   if (hash === null) return hashingBusy(ctx)
-  const now = new Date()
-  const account: StoredAccount = {
-    id: randomId(),
-    userId: me.user.id,
-    provider: runtime.provider.id,
-    issuer: '',
-    subject: identifier,
-    type: 'credentials',
-    label: identifier,
-    linkedAt: now,
-    lastUsedAt: null,
-    passwordHash: hash,
-  }
+  const account = passwordAccount(runtime, me.user.id, identifier, hash, null)
   const linked = await runtime.accounts.call((store) => store.linkAccount(account))
   if (linked.kind === 'identityTaken') return showForm(ctx, runtime, me, 409, { taken: true })
   if (linked.kind === 'noUser') return ctx.redirectToError('AccessDenied')

@@ -2,7 +2,7 @@ import type { Context } from '../../core/context'
 import { completeSignIn } from '../../core/sign-in/complete'
 import { sendRedirect } from '../../infra/http/reply'
 import { chooseCallbackUrl } from '../../infra/urls/callback-url'
-import { announceUser, randomId } from '../accounts/runtime'
+import { createPasswordUser } from './new-user'
 import { normalizeAddress } from '../email/address'
 import { spendLink } from './links'
 import { showPage } from './pages'
@@ -61,25 +61,7 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
     svc.config.callbacks.redirect,
     svc.log,
   )
-  const now = new Date()
-  const userId = randomId()
-  const created = await runtime.accounts.call((store) =>
-    store.createUser(
-      { id: userId, name, email: identifier, emailVerified: now, image: null, createdAt: now },
-      {
-        id: randomId(),
-        userId,
-        provider: runtime.provider.id,
-        issuer: '',
-        subject: identifier,
-        type: 'credentials',
-        label: identifier,
-        linkedAt: now,
-        lastUsedAt: now,
-        passwordHash: hash,
-      },
-    ),
-  )
+  const created = await createPasswordUser(runtime, svc, { identifier, name, email: identifier, hash })
   if (created.kind !== 'created') {
     svc.log(
       'info',
@@ -88,7 +70,6 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
     )
     return ctx.redirect(ctx.serviceUrl('/signin', { callbackUrl }))
   }
-  await announceUser(runtime.accounts, svc, created.user, runtime.provider.id)
   await completeSignIn(ctx, {
     user: { id: identifier, name, email: identifier, image: null },
     account: { provider: runtime.provider.id, type: 'credentials', providerAccountId: identifier },

@@ -4,7 +4,6 @@ import type { Feature, FeatureDefinition } from '../../core/feature'
 import { AuthError, ConfigurationError } from '../../infra/errors'
 import type { AccountsFeature } from '../accounts'
 import type { EmailFeature } from '../email'
-import { backToForm } from './answers'
 import { change, changePage } from './change'
 import { confirmSignUp, showSignUpLink } from './confirm'
 import { donePage, sentPage } from './done'
@@ -44,14 +43,14 @@ export const password: FeatureDefinition = {
       'password/signup': {
         GET: (ctx) => signUpPage(ctx, runtime),
         POST: (ctx) => signUp(ctx, runtime),
-        csrf: backToForm('/password/signup'),
+        csrf: invalidCsrf.backTo('/password/signup'),
         rateLimit: 'flow',
         bodyLimit: FORM_BODY,
       },
       'password/change': {
         GET: (ctx) => changePage(ctx, runtime),
         POST: (ctx) => change(ctx, runtime),
-        csrf: backToForm('/password/change'),
+        csrf: invalidCsrf.backTo('/password/change'),
         rateLimit: 'flow',
         bodyLimit: FORM_BODY,
       },
@@ -69,13 +68,13 @@ export const password: FeatureDefinition = {
             'password/forgot': {
               GET: (ctx: Context) => forgotPage(ctx, runtime),
               POST: (ctx: Context) => forgot(ctx, runtime),
-              csrf: backToForm('/password/forgot'),
+              csrf: invalidCsrf.backTo('/password/forgot'),
               rateLimit: 'flow' as const,
             },
             'password/reset': {
               GET: (ctx: Context) => resetPage(ctx, runtime),
               POST: (ctx: Context) => reset(ctx, runtime),
-              csrf: backToForm('/password/forgot'),
+              csrf: invalidCsrf.backTo('/password/forgot'),
               rateLimit: 'flow' as const,
               bodyLimit: FORM_BODY,
             },

@@ -3,7 +3,7 @@ import { askSignIn } from '../../core/sign-in/decide'
 import { completeSignIn } from '../../core/sign-in/complete'
 import { AuthError } from '../../infra/errors'
 import { safeCallbackUrl } from '../../infra/urls/callback-url'
-import { randomId, announceUser } from '../accounts/runtime'
+import { createPasswordUser } from './new-user'
 import { withoutNul } from '../accounts/identity-text'
 import { addressWithinLimit, ipWithinLimit } from '../email/runtime'
 import { hashingBusy } from './answers'
@@ -91,27 +91,8 @@ async function signUpByName(
 ): Promise<void> {
   const hash = await runtime.gate.run(() => runtime.hashing.hash(password))
   if (hash === null) return hashingBusy(ctx)
-  const now = new Date()
-  const userId = randomId()
-  const created = await runtime.accounts.call((store) =>
-    store.createUser(
-      { id: userId, name, email: null, emailVerified: null, image: null, createdAt: now },
-      {
-        id: randomId(),
-        userId,
-        provider: runtime.provider.id,
-        issuer: '',
-        subject: identifier,
-        type: 'credentials',
-        label: identifier,
-        linkedAt: now,
-        lastUsedAt: now,
-        passwordHash: hash,
-      },
-    ),
-  )
+  const created = await createPasswordUser(runtime, ctx.svc, { identifier, name, email: null, hash })
   if (created.kind !== 'created') return showForm(ctx, runtime, 409, { value: identifier, name, taken: true })
-  await announceUser(runtime.accounts, ctx.svc, created.user, runtime.provider.id)
   await completeSignIn(ctx, {
     user: { id: identifier, name, email: null, image: null },
     account: { provider: runtime.provider.id, type: 'credentials', providerAccountId: identifier },
