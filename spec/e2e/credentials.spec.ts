@@ -27,6 +27,7 @@ async function signUp(page: Page, address: string): Promise<void> {
   const mail = await smtp!.nextMessage()
   expect(mail.to).toEqual([address])
   await page.goto(linkIn(mail, base, '/password/confirm').href)
+  await page.locator('#confirm-password').fill(PASSWORD)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.waitForURL(`${origin}/`)
   await expect(page.locator('main p').first().textContent()).resolves.toBe(`Signed in as ${address}.`)

@@ -25,14 +25,16 @@ async function change(service: PasswordService, browser: Browser, fields: Record
 }
 
 describe('changing a password', () => {
-  it('right after signing in needs no current password; the other sessions end, this one stays', async () => {
+  it('needs the current password even right after signing in; the other sessions end, this one stays', async () => {
     const service = await startPasswordService()
     const address = newAddress()
     const here = new Browser(service)
     await signUp(service, here, address, GOOD)
     const elsewhere = new Browser(service)
     expect((await passwordSignIn(service, elsewhere, address, GOOD)).status).toBe(200)
-    const res = await change(service, here, { newPassword: NEW })
+    // A copied session cookie, however fresh, cannot change the password without it.
+    expect((await change(service, here, { newPassword: NEW })).status).toBe(400)
+    const res = await change(service, here, { newPassword: NEW, currentPassword: GOOD })
     expect(res.status).toBe(302)
     expect(res.headers.get('location')).toMatch(`${service.base}/password/done?kind=changed`)
     expect(await sessionUser(service, here)).toMatchObject({ email: address })
@@ -64,7 +66,7 @@ describe('changing a password', () => {
     const address = newAddress()
     const browser = new Browser(service)
     await signUp(service, browser, address, GOOD)
-    const res = await change(service, browser, { newPassword: `${address}-and-more` })
+    const res = await change(service, browser, { newPassword: `${address}-and-more`, currentPassword: GOOD })
     expect(res.status).toBe(400)
     expect((await passwordSignIn(service, new Browser(service), address, GOOD)).status).toBe(200)
   })

@@ -159,15 +159,20 @@ export async function signUp(
   })
   const mail = await service.smtp.nextMessage()
   expect(mail.envelope.to).toEqual([address])
-  return confirmLink(service, browser, linkIn(mail, service.base, '/password/confirm'))
+  return confirmLink(service, browser, linkIn(mail, service.base, '/password/confirm'), secret)
 }
 
 /** Opens a sign-up link (a top-level GET from the webmail) and presses the confirm page's button. */
-export async function confirmLink(service: { base: string }, browser: Browser, link: URL): Promise<Response> {
+export async function confirmLink(
+  service: { base: string },
+  browser: Browser,
+  link: URL,
+  secret: string = GOOD,
+): Promise<Response> {
   const page = await browser.jar.fetch(link, {}, { crossSite: true })
   expect(page.status).toBe(200)
   const form = formTo(await page.text(), service.base, '/password/confirm')
-  return submit(browser, service.base, '/password/confirm', form.fields)
+  return submit(browser, service.base, '/password/confirm', { ...form.fields, password: secret })
 }
 
 export { later }

@@ -97,6 +97,19 @@ describe('forgotten password', () => {
     expect((await resetWith(service, browser, link, NEW)).status).toBe(302)
   })
 
+  it('a link asked for before the password last changed is void (attack finding F2)', async () => {
+    const service = await startPasswordService()
+    const { address } = await member(service)
+    await forgot(service, new Browser(service), address)
+    const first = linkIn(await service.smtp.nextMessage(), service.base, '/password/reset')
+    await forgot(service, new Browser(service), address)
+    const second = linkIn(await service.smtp.nextMessage(), service.base, '/password/reset')
+    expect((await resetWith(service, new Browser(service), second, NEW)).status).toBe(302)
+    const stale = await resetWith(service, new Browser(service), first, 'yet another passphrase 99')
+    expect(stale.headers.get('location')).toBe(`${service.base}/error?error=Verification`)
+    expect((await passwordSignIn(service, new Browser(service), address, NEW)).status).toBe(200)
+  })
+
   it('an expired link is refused', async () => {
     const service = await startPasswordService()
     const { address } = await member(service)

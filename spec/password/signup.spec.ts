@@ -78,14 +78,31 @@ describe('password sign-up: the account exists only once its address is confirme
     // The victim signs up themselves, and confirms their own link.
     const owner = new Browser(service)
     expect((await signUp(service, owner, victim, GOOD)).status).toBe(302)
-    // The attacker's link (in the victim's mailbox) creates nothing now.
-    const late = await confirmLink(service, new Browser(service), attackersLink)
+    // The attacker's link (in the victim's mailbox) creates nothing now, even with the attacker's password.
+    const late = await confirmLink(service, new Browser(service), attackersLink, 'the attacker chose this one')
     expect(late.headers.get('location')).toMatch(`${service.base}/signin?`)
     expect((await passwordSignIn(service, new Browser(service), victim, 'the attacker chose this one')).status).toBe(
       401,
     )
     expect((await passwordSignIn(service, new Browser(service), victim, GOOD)).status).toBe(200)
     expect(service.events.filter(({ name }) => name === 'userCreated')).toHaveLength(1)
+  })
+
+  it('a sign-up link confirms only with the password chosen at sign-up: a victim pressing an attacker’s link creates nothing', async () => {
+    const service = await startPasswordService()
+    const victim = newAddress()
+    await askSignUp(service, new Browser(service), victim, 'mallory-chose-this-passphrase-77')
+    const link = linkIn(await service.smtp.nextMessage(), service.base, '/password/confirm')
+    const pressed = await confirmLink(service, new Browser(service), link, 'what the victim types 2026')
+    expect(pressed.status).toBe(401)
+    expect(service.events).toEqual([])
+    expect(
+      (await passwordSignIn(service, new Browser(service), victim, 'mallory-chose-this-passphrase-77')).status,
+    ).toBe(401)
+    // Kept: whoever chose the password can still confirm (here, the attacker would need the mail).
+    expect((await confirmLink(service, new Browser(service), link, 'mallory-chose-this-passphrase-77')).status).toBe(
+      302,
+    )
   })
 
   it('answers an address that has an account exactly as a new one, and tells its owner by mail', async () => {

@@ -61,11 +61,10 @@ export async function change(ctx: Context, runtime: PasswordRuntime): Promise<vo
   const current = field(ctx, 'currentPassword', limit) ?? ''
   const password = normalizePassword(field(ctx, 'newPassword', limit) ?? '')
   if (me.account === null) return add(ctx, runtime, me, password)
-  if (current === '') {
-    if (!me.recent) return showForm(ctx, runtime, me, 400, { wrongCurrent: true })
-  } else if (!(await currentMatches(ctx, runtime, me.account, normalizePassword(current)))) {
+  // The current password always (OWASP ASVS 2.1.6): a session cookie copied right after sign-in
+  // must not change it. Only a first password (below) rests on a recent sign-in alone.
+  if (current === '' || !(await currentMatches(ctx, runtime, me.account, normalizePassword(current))))
     return showForm(ctx, runtime, me, 400, { wrongCurrent: true })
-  }
   const check = await runtime.policy.check(password, { identifier: me.account.subject })
   if (!check.ok) return showForm(ctx, runtime, me, 400, { reasons: check.reasons })
   const hash = await runtime.gate.run(() => runtime.hashing.hash(password))
@@ -157,7 +156,7 @@ async function showForm(
     action: ctx.serviceUrl('/password/change'),
     csrfToken: ctx.csrfToken(),
     callbackUrl: await ctx.callbackTarget(),
-    needsCurrent: me.account !== null && !me.recent,
+    needsCurrent: me.account !== null,
     adding: me.account === null,
     askUsername: me.account === null && runtime.provider.identifier === 'username',
     ...(state.reasons ? { reasons: state.reasons as never } : {}),

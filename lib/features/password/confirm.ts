@@ -4,7 +4,9 @@ import { sendRedirect } from '../../infra/http/reply'
 import { chooseCallbackUrl } from '../../infra/urls/callback-url'
 import { createPasswordUser } from './new-user'
 import { normalizeAddress } from '../email/address'
-import { spendLink } from './links'
+import { hashingBusy } from './answers'
+import { restoreLink, spendLink } from './links'
+import { normalizePassword } from './policy'
 import { showPage } from './pages'
 import type { PasswordRuntime } from './runtime'
 
@@ -22,15 +24,23 @@ export function linkValues(ctx: Context): { token: string; email: string } {
  * nothing: the e-mail confirm page, whose button posts the link with a CSRF token (set by this
  * page, so the link works in any browser).
  */
-export async function showSignUpLink(ctx: Context): Promise<void> {
+export async function showSignUpLink(ctx: Context, wrongPassword = false): Promise<void> {
   const values = linkValues(ctx)
   if (!values.token || normalizeAddress(values.email) !== values.email) return refuse(ctx)
-  await showPage(ctx, 200, 'email-confirm', {
+  const t = ctx.messages()
+  // The password chosen at sign-up, asked again: a link in someone's mailbox creates the account
+  // only for whoever chose its password (a sign-up in another's name never becomes theirs).
+  const askPassword = {
+    label: t.signin.passwordLabel,
+    ...(wrongPassword ? { wrongPassword: t.signinAlerts.CredentialsSignin } : {}),
+  }
+  await showPage(ctx, wrongPassword ? 401 : 200, 'email-confirm', {
     base: ctx.base.href,
     action: ctx.serviceUrl('/password/confirm'),
     ...values,
     callbackUrl: '',
     csrfToken: ctx.csrfToken(),
+    askPassword,
   })
 }
 
@@ -52,6 +62,22 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
   const data = values.token && values.email ? await spendLink(runtime, 'signup', values.token, values.email) : null
   const hash = data?.h
   if (data === null || typeof hash !== 'string') return refuse(ctx)
+  const typed = typeof ctx.body.password === 'string' ? ctx.body.password : ''
+  const verdict =
+    typed.length <= 4 * runtime.provider.maxLength
+      ? await runtime.gate.run(() => runtime.hashing.verify(hash, normalizePassword(typed)))
+      : { ok: false }
+  if (!verdict?.ok) {
+    const { e, ...kept } = data
+    if (typeof e === 'number') await restoreLink(runtime, 'signup', values.token, values.email, kept, e)
+    if (verdict === null) return hashingBusy(ctx)
+    svc.log(
+      'warn',
+      'password.link_refused',
+      'a sign-up link was confirmed with another password than the one chosen; kept',
+    )
+    return showSignUpLink(ctx, true)
+  }
   const identifier = values.email
   const name = typeof data.n === 'string' ? data.n : null
   const callbackUrl = await chooseCallbackUrl(

@@ -57,9 +57,26 @@ export async function spendLink(
     if (record === null) continue
     if (record.identifier !== identifier || record.expires * 1000 <= Date.now()) return null
     const data = open(runtime.keys.link, record.data)
+    if (data !== null) data.e = record.expires
     return data !== null && data.p === purpose && data.i === identifier ? data : null
   }
   return null
+}
+
+/**
+ * Puts a link spent by `spendLink` back as it was (same token, same end): a sign-up link whose
+ * confirm form was posted with another password than the one chosen at sign-up stays usable.
+ */
+export async function restoreLink(
+  runtime: PasswordRuntime,
+  purpose: LinkPurpose,
+  token: string,
+  identifier: string,
+  data: Record<string, unknown>,
+  expires: number,
+): Promise<void> {
+  const key = linkKey(runtime.keys.token.current, purpose, token, identifier)
+  await storeOf(runtime).put(key, { identifier, expires, data: seal(runtime.keys.link.current, data) })
 }
 
 function storeOf(runtime: PasswordRuntime) {

@@ -9,7 +9,7 @@ import { keepLink, spendLink } from './links'
 import { likeASentMail, sendPasswordMail } from './mail'
 import { field, showPage } from './pages'
 import { normalizePassword } from './policy'
-import { accountKey, type PasswordRuntime } from './runtime'
+import { accountKey, passwordStamp, type PasswordRuntime } from './runtime'
 import { sent } from './signup'
 
 /** `GET /password/forgot`: the form that asks for the identifier. */
@@ -47,7 +47,7 @@ export async function forgot(ctx: Context, runtime: PasswordRuntime): Promise<vo
     runtime,
     'reset',
     to,
-    { uid: account.userId, aid: account.id, c: callbackUrl },
+    { uid: account.userId, aid: account.id, c: callbackUrl, s: passwordStamp(runtime, account.passwordHash) },
     runtime.provider.resetMaxAge,
   )
   const url = ctx.serviceUrl('/password/reset', { token: link.token, email: to })
@@ -87,6 +87,11 @@ export async function reset(ctx: Context, runtime: PasswordRuntime): Promise<voi
   const userId = data?.uid
   const accountId = data?.aid
   if (typeof userId !== 'string' || typeof accountId !== 'string') return refuse(ctx)
+  // A link asked for before the password last changed (another reset, a change) is void.
+  const current = (await runtime.accounts.call((store) => store.listAccounts(userId))).find(
+    ({ id }) => id === accountId,
+  )
+  if (current === undefined || data?.s !== passwordStamp(runtime, current.passwordHash)) return refuse(ctx)
   const set = await runtime.accounts.call((store) => store.setPasswordHash!(userId, accountId, hash))
   if (!set) return refuse(ctx)
   await ctx.svc.sessions.revokeAll(userId)

@@ -89,6 +89,11 @@ export function accountKey(runtime: PasswordRuntime, identifier: string): string
   return mac(runtime.keys.account.current, identifier).slice(0, 22)
 }
 
+/** A keyed stamp of the account's current hash: a reset link carries it, so that any later change voids the link. */
+export function passwordStamp(runtime: PasswordRuntime, hash: string | null | undefined): string {
+  return mac(runtime.keys.link.current, hash ?? '').slice(0, 22)
+}
+
 /** The service's own name from its URL (`example` of `auth.example.com`), which no password may contain. */
 function hostName(config: ResolvedConfig): string[] {
   if (config.base === null) return []

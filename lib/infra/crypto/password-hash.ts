@@ -137,6 +137,8 @@ async function verifyBcrypt(stored: string, password: string): Promise<boolean> 
   const bcrypt = loadBcrypt()
   // `$2b$NN$` then 53 characters of bcrypt's base64: the cost is the two digits (checked by the caller's pattern).
   if (bcrypt === null || stored.length !== 60 || Number(stored.slice(4, 6)) > CAPS.bcryptCost) return false
+  // bcrypt reads 72 bytes at most: a longer password would match on its first 72 alone. Refused.
+  if (Buffer.byteLength(password, 'utf8') > 72) return false
   return bcrypt.compare(password, stored)
 }
 
@@ -162,6 +164,8 @@ async function scryptVerify(stored: string, password: string): Promise<boolean> 
   const [ln, r, p] = ['ln', 'r', 'p'].map((name) => Number(params.get(name) ?? NaN))
   if (![ln, r, p].every((n) => Number.isInteger(n) && n! >= 1)) return false
   if (ln! > CAPS.scryptLn || r! > CAPS.scryptR || p! > CAPS.scryptP) return false
+  // Memory and work together at most what ln=20, r=8, p=1 takes (1 GiB).
+  if (2 ** ln! * r! * p! > 2 ** 20 * 8) return false
   const salt = Buffer.from(parts[3]!, 'base64')
   const expected = Buffer.from(parts[4]!, 'base64')
   if (salt.length < 8 || expected.length !== KEY_BYTES) return false

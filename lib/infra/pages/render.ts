@@ -73,6 +73,11 @@ export interface EmailConfirmData {
   readonly email: string
   readonly callbackUrl: string
   readonly csrfToken: string
+  /**
+   * A password sign-up's link: the form asks again for the password chosen at sign-up (the link
+   * creates the account only for whoever chose it). `wrongPassword`: the last try did not match.
+   */
+  readonly askPassword?: { readonly label: string; readonly wrongPassword?: string }
 }
 
 export interface ViewData extends PasswordViewData {
@@ -137,7 +142,7 @@ const LOCALS: Readonly<Record<ViewName | 'layout', readonly string[]>> = {
   signout: ['t', 'base', 'csrfToken', 'callbackUrl'],
   error: ['t', 'text', 'signinUrl'],
   'verify-request': ['t', 'fmt', 'site', 'siteName'],
-  'email-confirm': ['t', 'fmt', 'action', 'token', 'email', 'callbackUrl', 'csrfToken'],
+  'email-confirm': ['t', 'fmt', 'action', 'token', 'email', 'callbackUrl', 'csrfToken', 'askPassword'],
   ...PASSWORD_LOCALS,
 }
 
@@ -173,9 +178,9 @@ const MODELS: Models = {
     const site = new URL(base)
     return { title: t.titles['verify-request'], locals: { site: site.origin, siteName: site.host } }
   },
-  'email-confirm': (t, { action, token, email, callbackUrl, csrfToken }) => ({
+  'email-confirm': (t, { action, token, email, callbackUrl, csrfToken, askPassword }) => ({
     title: t.titles['email-confirm'],
-    locals: { action, token, email, callbackUrl, csrfToken },
+    locals: { action, token, email, callbackUrl, csrfToken, askPassword: askPassword ?? null },
   }),
   ...PASSWORD_MODELS,
 }
