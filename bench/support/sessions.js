@@ -150,7 +150,12 @@ exports.passwordSignIn = async ({ origin, server }) => {
     method: 'POST',
     redirect: 'manual',
     headers: { ...FORM, cookie: csrfCookie },
-    body: new URLSearchParams({ token: values.get('token') ?? '', email: values.get('email') ?? '', password: secret, csrfToken }),
+    body: new URLSearchParams({
+      token: values.get('token') ?? '',
+      email: values.get('email') ?? '',
+      password: secret,
+      csrfToken,
+    }),
   })
   await expectStatus(confirmed, 302, 'POST /password/confirm')
   return {
