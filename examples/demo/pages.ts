@@ -174,7 +174,10 @@ export function homePage(
       basePath,
       'express-auth-service demo',
       `<h1>express-auth-service demo</h1><p>You are not signed in.</p>` +
-        `<p><a href="${escape(`${basePath}/signin`)}">Sign in</a> · <a href="/private">A page for signed-in users</a></p>` +
+        `<p><a href="${escape(`${basePath}/signin`)}">Sign in</a> · ` +
+        // password()'s sign-up page: the account exists once the mailed link is confirmed.
+        `<a href="${escape(`${basePath}/password/signup`)}">Create an account</a> · ` +
+        `<a href="/private">A page for signed-in users</a></p>` +
         CLIENT_LINK +
         builtInPages(basePath, false),
     )

@@ -55,9 +55,21 @@ function linkForm(basePath: string, provider: WaysInView['providers'][number], c
 }
 
 /**
- * The home page's "Your ways in": each with when it was linked and last used and "Unlink", then
- * "Link another" for each provider not linked yet. Linking and unlinking need a recent sign-in:
- * an older session is sent to sign in again first, and comes back here.
+ * password()'s change form (`GET {base}/password/change`), named as its page names itself: "Change
+ * password" for a user who has one, "Add a password" for one who signs in otherwise (their verified
+ * address becomes a way in; the page asks for a recent sign-in first). None without password().
+ */
+function passwordLink(basePath: string, view: WaysInView): string {
+  const provider = view.providers.find(({ type }) => type === 'credentials')
+  if (!provider) return ''
+  const text = view.ways.some((way) => way.provider === provider.id) ? 'Change password' : 'Add a password'
+  return `<p><a href="${escape(`${basePath}/password/change`)}">${text}</a></p>`
+}
+
+/**
+ * The home page's "Your ways in": each with when it was linked and last used and "Unlink", the
+ * password's change form, then "Link another" for each provider not linked yet. Linking and
+ * unlinking need a recent sign-in: an older session is sent to sign in again first, and comes back here.
  */
 export function waysInSection(basePath: string, view: WaysInView): string {
   const linked = new Set(view.ways.map(({ provider }) => provider))
@@ -67,6 +79,7 @@ export function waysInSection(basePath: string, view: WaysInView): string {
   return (
     `<h2>Your ways in</h2>` +
     `<ul class="ways-in">${view.ways.map((way) => wayIn(basePath, way, view)).join('')}</ul>` +
+    passwordLink(basePath, view) +
     (unlinked.length
       ? `<h3>Link another</h3>` +
         `<p class="details">Sign in with it here, and it signs in to this account from then on. You may be asked to sign in again first.</p>` +

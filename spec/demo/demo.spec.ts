@@ -121,6 +121,7 @@ describe('the demo app (npm start)', () => {
       '/api/auth/assets/style.css',
       '/demo.css',
       '/api/auth/signin',
+      '/api/auth/password/signup',
       '/private',
       '/client',
       ...builtInPages('/api/auth', 'signin'),
@@ -155,6 +156,9 @@ describe('the demo app (npm start)', () => {
     expect(homeResponse.headers.get('content-security-policy')).toMatch(new RegExp(`; img-src https: ${literal(idp)}$`))
     // Cookie sessions are in no list: the page says so, and offers to end them all at once.
     expect(home).toContain('Sessions are kept in encrypted cookies, which the server cannot list')
+    // password() beside her ways in: she has none, so the change form's link adds one.
+    expect(home).toContain('<p><a href="/api/auth/password/change">Add a password</a></p>')
+    expect(home).not.toContain('Change password')
     // Her one way in with "Unlink", "Link Email" (spec/demo/accounts.spec.ts), then her passkeys.
     expect(forms(home).flatMap((form) => form.buttons)).toEqual([
       'Unlink',
@@ -347,6 +351,7 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
       '/myapp/api/authentication/assets/style.css',
       '/demo.css',
       '/myapp/api/authentication/signin',
+      '/myapp/api/authentication/password/signup',
       '/private',
       '/client',
       ...builtInPages('/myapp/api/authentication', 'signin'),
@@ -377,6 +382,8 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
       '/private',
       '/myapp/api/authentication/signout',
       '/client',
+      // "Add a password", beside her ways in.
+      '/myapp/api/authentication/password/change',
       ...builtInPages('/myapp/api/authentication', 'signout'),
     ])
     expect((await browser.jar.fetch(`${origin}/private`)).status).toBe(200)
