@@ -2,12 +2,14 @@ import { join } from 'node:path'
 import type { Browser, BrowserContext, ConsoleMessage, Page } from 'playwright-core'
 import { launchChromium } from '../support/chromium'
 import { freePort, startProcess, type Started } from '../support/process'
+import { startRangeServer, type RangeServer } from '../support/pwned-range'
 import { startSmtp, type SmtpServer } from '../support/smtp'
 
 /**
  * The demo app (examples/demo/server.ts) in a process of its own, with its embedded identity
  * provider on 127.0.0.1 (another site than the app on `localhost`) and, for the e-mail specs, a
- * mail server that keeps what it receives; and one Chromium per spec file, a context per test.
+ * mail server that keeps what it receives, and a local breached-password range API (BREACHED_RANGE_URL:
+ * password() never asks the internet); and one Chromium per spec file, a context per test.
  */
 export interface Demo {
   /** `http://localhost:<port>`: the app. */
@@ -17,6 +19,8 @@ export interface Demo {
   /** `http://127.0.0.1:<port>`: the embedded identity provider. */
   idp: string
   smtp: SmtpServer | null
+  /** The demo's breached-password range API (spec/support/pwned-range.ts), on 127.0.0.1. */
+  range: RangeServer
   /** Everything the demo printed so far. */
   output(): string
   /** Stops the demo and its identity provider (their process group); SIGKILL after 5 s. */
@@ -28,6 +32,8 @@ export interface DemoOptions {
   basePath?: string
   /** Start a mail server and give the demo its SMTP_URL. */
   smtp?: boolean
+  /** Passwords the demo's range API knows as breached (none when absent). */
+  breached?: readonly string[]
 }
 
 /** A browser tab whose page errors, console errors and CSP violations are kept, to fail the test. */
@@ -91,7 +97,12 @@ export function useDemoInBrowser(options: DemoOptions = {}): { demo: Demo; newTa
 }
 
 async function startDemo(options: DemoOptions): Promise<Demo> {
-  const [port, idpPort, smtp] = await Promise.all([freePort(), freePort(), options.smtp ? startSmtp() : null])
+  const [port, idpPort, smtp, range] = await Promise.all([
+    freePort(),
+    freePort(),
+    options.smtp ? startSmtp() : null,
+    startRangeServer({ breached: options.breached ?? [] }),
+  ])
   const origin = `http://localhost:${port}`
   const base = `${origin}${options.basePath ?? '/api/auth'}`
   let demo: Started
@@ -105,6 +116,7 @@ async function startDemo(options: DemoOptions): Promise<Demo> {
         SMTP_URL: smtp?.url ?? '',
         EMAIL_FROM: '',
         REDIS_URL: '',
+        BREACHED_RANGE_URL: range.url,
         OIDC_ISSUER: '',
         OIDC_CLIENT_ID: '',
         OIDC_CLIENT_SECRET: '',
@@ -113,7 +125,7 @@ async function startDemo(options: DemoOptions): Promise<Demo> {
       timeoutMs: 30_000,
     })
   } catch (error) {
-    await smtp?.close()
+    await Promise.all([smtp?.close(), range.stop()])
     throw error
   }
   const stop = async () => {
@@ -126,9 +138,9 @@ async function startDemo(options: DemoOptions): Promise<Demo> {
     }, 5000)
     await demo.stop()
     clearTimeout(killer)
-    await smtp?.close()
+    await Promise.all([smtp?.close(), range.stop()])
   }
-  return { origin, base, idp: `http://127.0.0.1:${idpPort}`, smtp, output: demo.output, stop }
+  return { origin, base, idp: `http://127.0.0.1:${idpPort}`, smtp, range, output: demo.output, stop }
 }
 
 const DEMO = join(__dirname, '../../examples/demo/server.ts')
