@@ -17,7 +17,7 @@ import {
 } from './pages'
 import { demoAccounts } from './account-store'
 import { passkeyPageCsp, passkeySection } from './passkeys'
-import { readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
+import { rangeUrlForDisplay, readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
 import { waysInSection } from './ways-in'
 
 /**
@@ -86,6 +86,13 @@ async function main() {
     settings.smtpUrl
       ? `demo: sign-in mails go through ${smtpUrlForDisplay(settings.smtpUrl)} from ${settings.emailFrom}\n`
       : 'demo: SMTP_URL is not set; e-mail sign-in links are printed here (development mail transport), not sent\n',
+  )
+
+  // Offline (the specs, a closed network), the public API never answers: say what happens then.
+  process.stdout.write(
+    settings.breachedRangeUrl
+      ? `demo: new passwords are checked against the breached-password range API at ${rangeUrlForDisplay(settings.breachedRangeUrl)}\n`
+      : "demo: BREACHED_RANGE_URL is not set; new passwords are checked against Have I Been Pwned's public range API (when it does not answer within 2 s, the password is let through and the service logs that)\n",
   )
 
   process.stdout.write(

@@ -142,6 +142,11 @@ export function databaseUrlForDisplay(value: string): string {
   return withoutCredentials(value)
 }
 
+/** BREACHED_RANGE_URL without credentials or a query (a mirror's key may sit in either). */
+export function rangeUrlForDisplay(value: string): string {
+  return withoutCredentials(value)
+}
+
 function withoutCredentials(value: string): string {
   const url = new URL(value)
   url.username = ''

@@ -5,6 +5,7 @@ import { SMTPServer } from 'smtp-server'
 import type { Redis } from 'ioredis'
 import {
   databaseUrlForDisplay,
+  rangeUrlForDisplay,
   readSettings,
   redisUrlForDisplay,
   smtpUrlForDisplay,
@@ -239,6 +240,12 @@ describe('the demo app (npm start)', () => {
   it('says at start that without SMTP_URL sign-in links are printed, not sent', () => {
     expect(demo.output()).toContain(
       'demo: SMTP_URL is not set; e-mail sign-in links are printed here (development mail transport), not sent\n',
+    )
+  })
+
+  it("says at start that without BREACHED_RANGE_URL new passwords are checked against Have I Been Pwned's public API", () => {
+    expect(demo.output()).toContain(
+      "demo: BREACHED_RANGE_URL is not set; new passwords are checked against Have I Been Pwned's public range API (when it does not answer within 2 s, the password is let through and the service logs that)\n",
     )
   })
 
@@ -671,6 +678,17 @@ describe("the demo's settings", () => {
     expect(redisUrlForDisplay('rediss://user:pw@cache.example.com:6380/2')).toBe('rediss://cache.example.com:6380/2')
   })
 
+  it('reads BREACHED_RANGE_URL (none: the public API) and shows it without credentials', () => {
+    expect(readSettings({}).breachedRangeUrl).toBeNull()
+    expect(readSettings({ BREACHED_RANGE_URL: '' }).breachedRangeUrl).toBeNull()
+    expect(readSettings({ BREACHED_RANGE_URL: 'http://127.0.0.1:8080/range/' }).breachedRangeUrl).toBe(
+      'http://127.0.0.1:8080/range/',
+    )
+    expect(rangeUrlForDisplay('https://user:secret@pwned.example.com/range/?key=secret')).toBe(
+      'https://pwned.example.com/range/',
+    )
+  })
+
   it('shows SMTP_URL on the console without its credentials or options', () => {
     expect(smtpUrlForDisplay('smtps://user:secret@smtp.example.com:465/?pool=true')).toBe(
       'smtps://smtp.example.com:465/',
@@ -714,6 +732,12 @@ describe("the demo's settings", () => {
       'a mysql URL',
       'mysql://demo:secret@db.example.com:3306/demo',
       /DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL such as postgres:\/\/localhost:5432\/demo; got a URL starting with "mysql:"/,
+    ],
+    [
+      'BREACHED_RANGE_URL',
+      'not http(s)',
+      'ftp://user:secret@pwned.example.com/range/',
+      /BREACHED_RANGE_URL must be an http\(s\) URL such as https:\/\/api\.pwnedpasswords\.com\/range\//,
     ],
     [
       'EMAIL_FROM',
