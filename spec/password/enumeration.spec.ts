@@ -1,4 +1,5 @@
 import { Browser } from '../support/browser'
+import { restoreClock, setClock, useClock } from '../support/clock'
 import {
   GOOD,
   newAddress,
@@ -18,6 +19,7 @@ import {
  */
 
 afterEach(stopAll)
+afterEach(restoreClock)
 const TRIES = 50
 
 interface Answer {
@@ -79,7 +81,16 @@ describe('no answer tells whether an account exists', () => {
     const slowed = newAddress()
     await signUp(s, new Browser(s), known, GOOD)
     await signUp(s, new Browser(s), slowed, GOOD)
-    for (let i = 0; i < 12; i++) await passwordSignIn(s, new Browser(s), slowed, `guess ${i}`)
+    // Ten free failures, then one failure at the end of each delay (1 s, 2 s, ... 128 s on the
+    // service's clock, which the spec moves): the account waits 256 s, through every try below.
+    let now = Math.floor(Date.now() / 1000)
+    useClock(now)
+    for (let i = 0; i < 10; i++) await passwordSignIn(s, new Browser(s), slowed, `guess ${i}`)
+    for (let k = 0; k < 8; k++) {
+      now += 2 ** k
+      setClock(now)
+      await passwordSignIn(s, new Browser(s), slowed, `late guess ${k}`)
+    }
     const attempt = (address: string, secret: string) => () =>
       timed(async () => {
         const browser = new Browser(s)
@@ -97,6 +108,51 @@ describe('no answer tells whether an account exists', () => {
       // The right password, during the slow-down.
       slowed: attempt(slowed, GOOD),
     })
+  })
+
+  it('sign-in: an account whose hash was imported (bcrypt, cost 10) answers in the time an unknown address takes', async () => {
+    const s = await service()
+    // A bcrypt hash at cost 10 takes several times argon2id's time to verify: without a floor under
+    // refusals, a wrong password for such an account would tell it from an unknown address.
+    const imported = await (require('bcryptjs') as { hash(p: string, cost: number): Promise<string> }).hash(GOOD, 10)
+    const addresses = await Promise.all(
+      Array.from({ length: TRIES }, async (_, i) => {
+        const address = newAddress()
+        const now = new Date()
+        const userId = `imported-${process.pid}-${i}-${Date.now()}`
+        await s.store.createUser(
+          { id: userId, name: null, email: address, emailVerified: now, image: null, createdAt: now },
+          {
+            id: `${userId}-account`,
+            userId,
+            provider: 'credentials',
+            issuer: '',
+            subject: address,
+            type: 'credentials',
+            label: address,
+            linkedAt: now,
+            lastUsedAt: null,
+            passwordHash: imported,
+          },
+        )
+        return address
+      }),
+    )
+    const attempt = (address: () => string) => () =>
+      timed(async () => {
+        const browser = new Browser(s)
+        const body = new URLSearchParams({
+          email: address(),
+          password: 'not the right password',
+          csrfToken: await browser.csrfToken(),
+          json: 'true',
+        })
+        return browser.jar.fetch(`${s.base}/callback/credentials`, { method: 'POST', body, headers: nextClient() })
+      })
+    let next = 0
+    const medians = await compare({ unknown: attempt(newAddress), imported: attempt(() => addresses[next++ % TRIES]!) })
+    // Both as slow as bcrypt: the unknown address waited, the imported hash was really verified.
+    expect(medians.unknown).toBeGreaterThan(20)
   })
 
   it('sign-up: an address with an account and a new one answer alike, in the same time', async () => {

@@ -105,6 +105,21 @@ describe('password sign-up: the account exists only once its address is confirme
     )
   })
 
+  it('slows guessing of the chosen password with the link in hand, and keeps the link for its owner', async () => {
+    const service = await startPasswordService()
+    const address = newAddress()
+    await askSignUp(service, new Browser(service), address, GOOD)
+    const link = linkIn(await service.smtp.nextMessage(), service.base, '/password/confirm')
+    for (let i = 0; i < 10; i++)
+      expect((await confirmLink(service, new Browser(service), link, `guess number ${i} of many`)).status).toBe(401)
+    // Slowed now: even the chosen password is refused unjudged, and the link is kept.
+    expect((await confirmLink(service, new Browser(service), link, GOOD)).status).toBe(401)
+    expect(service.events).toEqual([])
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    expect((await confirmLink(service, new Browser(service), link, GOOD)).status).toBe(302)
+    expect((await passwordSignIn(service, new Browser(service), address, GOOD)).status).toBe(200)
+  })
+
   it('answers an address that has an account exactly as a new one, and tells its owner by mail', async () => {
     const service = await startPasswordService()
     const taken = newAddress()

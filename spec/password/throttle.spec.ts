@@ -36,8 +36,7 @@ const fresh = (kind: string) => `${kind}-${process.pid}-${counter++}`
 
 async function fail(throttle: Throttle, times: number, account: string, client: string, device: string | null = null) {
   for (let i = 0; i < times; i++) {
-    expect(await throttle.check(account, client, device)).toBe('allowed')
-    await throttle.failed(account, client, device)
+    expect(await throttle.attempt(account, client, device)).toBe('allowed')
   }
 }
 
@@ -49,57 +48,89 @@ function describeThrottle(name: string, backend: () => Backend, { waits }: { wai
       const throttle = backend().make()
       const [account, attacker] = [fresh('account'), fresh('client')]
       await fail(throttle, 10, account, attacker)
-      expect(await throttle.check(account, attacker, null)).toBe('slowed')
-      expect(await throttle.check(account, fresh('client'), null)).toBe('slowed')
-      expect(await throttle.check(fresh('account'), attacker, null)).toBe('allowed')
+      expect(await throttle.attempt(account, attacker, null)).toBe('slowed')
+      expect(await throttle.attempt(account, fresh('client'), null)).toBe('slowed')
+      expect(await throttle.attempt(fresh('account'), attacker, null)).toBe('allowed')
     })
 
     it('slows a client that failed clientFreeFailures times over many accounts, and no other client', async () => {
       const throttle = backend().make()
       const client = fresh('client')
       for (let i = 0; i < 100; i++) await fail(throttle, 1, fresh('account'), client)
-      expect(await throttle.check(fresh('account'), client, null)).toBe('slowed')
-      expect(await throttle.check(fresh('account'), client, fresh('device'))).toBe('slowed')
-      expect(await throttle.check(fresh('account'), fresh('client'), null)).toBe('allowed')
+      expect(await throttle.attempt(fresh('account'), client, null)).toBe('slowed')
+      expect(await throttle.attempt(fresh('account'), client, fresh('device'))).toBe('slowed')
+      expect(await throttle.attempt(fresh('account'), fresh('client'), null)).toBe('allowed')
     })
 
-    it("starts the account's count again on the right password, but not the client's", async () => {
+    it("starts the account's count again on the right password, and takes that attempt back from the client's", async () => {
       const throttle = backend().make({ freeFailures: 3, clientFreeFailures: 5 })
       const [account, client, other] = [fresh('account'), fresh('client'), fresh('client')]
-      await fail(throttle, 3, account, client)
-      expect(await throttle.check(account, other, null)).toBe('slowed')
+      await fail(throttle, 2, account, client)
+      // The third attempt is the right password.
+      expect(await throttle.attempt(account, client, null)).toBe('allowed')
       await throttle.succeeded(account, client, null)
-      expect(await throttle.check(account, other, null)).toBe('allowed')
-      // Three failures of the client's were counted before: two more and it is slowed.
-      await fail(throttle, 2, fresh('account'), client)
-      expect(await throttle.check(fresh('account'), client, null)).toBe('slowed')
-      expect(await throttle.check(account, other, null)).toBe('allowed')
+      // The account starts again: three free failures.
+      await fail(throttle, 3, account, other)
+      expect(await throttle.attempt(account, fresh('client'), null)).toBe('slowed')
+      // The client keeps its two failures, not the right attempt: three more and it is slowed.
+      await fail(throttle, 3, fresh('account'), client)
+      expect(await throttle.attempt(fresh('account'), client, null)).toBe('slowed')
+    })
+
+    it('counts attempts made at once as they arrive: of 30 at once, freeFailures get through', async () => {
+      const throttle = backend().make()
+      const account = fresh('account')
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => throttle.attempt(account, fresh('client'), null)),
+      )
+      expect(answers.filter((answer) => answer === 'allowed')).toHaveLength(10)
+      expect(await throttle.attempt(account, fresh('client'), null)).toBe('slowed')
+    })
+
+    it('takes back an attempt released unjudged, and counts nothing for a slowed one', async () => {
+      const throttle = backend().make({ freeFailures: 3 })
+      const [account, client] = [fresh('account'), fresh('client')]
+      await fail(throttle, 3, account, client)
+      // Slowed attempts, however many, add nothing to wait out.
+      for (let i = 0; i < 5; i++) expect(await throttle.attempt(account, client, null)).toBe('slowed')
+      await throttle.release(account, client, null)
+      expect(await throttle.attempt(account, client, null)).toBe('allowed')
+      expect(await throttle.attempt(account, client, null)).toBe('slowed')
+    })
+
+    it('starts an account again on a reset', async () => {
+      const throttle = backend().make()
+      const [account, client] = [fresh('account'), fresh('client')]
+      await fail(throttle, 10, account, client)
+      expect(await throttle.attempt(account, fresh('client'), null)).toBe('slowed')
+      await throttle.reset(account)
+      expect(await throttle.attempt(account, fresh('client'), null)).toBe('allowed')
     })
 
     it('lets the owner in on a known device while the account is slowed by failures elsewhere', async () => {
       const throttle = backend().make()
       const [account, attacker, owner, device] = [fresh('account'), fresh('client'), fresh('client'), fresh('device')]
-      // Past its free failures, an attacker goes on failing (slowed attempts count too).
-      for (let i = 0; i < 30; i++) await throttle.failed(account, attacker, null)
-      expect(await throttle.check(account, owner, null)).toBe('slowed')
-      expect(await throttle.check(account, owner, device)).toBe('allowed')
-      // The device's own count: nine typos of the owner's are still free, the attacker's 30 apart.
+      // Past its free failures, an attacker goes on trying.
+      for (let i = 0; i < 30; i++) await throttle.attempt(account, attacker, null)
+      expect(await throttle.attempt(account, owner, null)).toBe('slowed')
+      expect(await throttle.attempt(account, owner, device)).toBe('allowed')
+      // The device's own count: nine more typos of the owner's are free, the attacker's apart.
       await fail(throttle, 9, account, owner, device)
-      expect(await throttle.check(account, owner, device)).toBe('allowed')
+      expect(await throttle.attempt(account, owner, device)).toBe('slowed')
       // A good sign-in on the device starts both counts again.
       await throttle.succeeded(account, owner, device)
-      expect(await throttle.check(account, attacker, null)).toBe('allowed')
+      expect(await throttle.attempt(account, attacker, null)).toBe('allowed')
     })
 
     it('slows a device on its own failures, which do not count against the account or another device', async () => {
       const throttle = backend().make()
       const [account, owner, device] = [fresh('account'), fresh('client'), fresh('device')]
       await fail(throttle, 10, account, owner, device)
-      expect(await throttle.check(account, owner, device)).toBe('slowed')
-      expect(await throttle.check(account, fresh('client'), null)).toBe('allowed')
-      expect(await throttle.check(account, fresh('client'), fresh('device'))).toBe('allowed')
+      expect(await throttle.attempt(account, owner, device)).toBe('slowed')
+      expect(await throttle.attempt(account, fresh('client'), null)).toBe('allowed')
+      expect(await throttle.attempt(account, fresh('client'), fresh('device'))).toBe('allowed')
       // A device id is this account's: the same id on another account is another count.
-      expect(await throttle.check(fresh('account'), fresh('client'), device)).toBe('allowed')
+      expect(await throttle.attempt(fresh('account'), fresh('client'), device)).toBe('allowed')
     })
 
     waiting('waits 1 s after freeFailures, doubling with each failure, never longer than maxDelay', async () => {
@@ -108,18 +139,16 @@ function describeThrottle(name: string, backend: () => Backend, { waits }: { wai
       const [account, client] = [fresh('account'), fresh('client')]
       await fail(throttle, 10, account, client)
       await pass(0.6)
-      expect(await throttle.check(account, client, null)).toBe('slowed')
+      expect(await throttle.attempt(account, client, null)).toBe('slowed')
       await pass(0.5)
-      expect(await throttle.check(account, client, null)).toBe('allowed')
-      await throttle.failed(account, client, null)
+      expect(await throttle.attempt(account, client, null)).toBe('allowed')
       await pass(1.1)
-      expect(await throttle.check(account, client, null)).toBe('slowed')
+      expect(await throttle.attempt(account, client, null)).toBe('slowed')
       await pass(1.1)
-      expect(await throttle.check(account, client, null)).toBe('allowed')
-      await throttle.failed(account, client, null)
+      expect(await throttle.attempt(account, client, null)).toBe('allowed')
       // 2^2 s, but maxDelay is 2.
       await pass(2.2)
-      expect(await throttle.check(account, client, null)).toBe('allowed')
+      expect(await throttle.attempt(account, client, null)).toBe('allowed')
     })
 
     waiting('lets one of many attempts made at once through when a delay ends', async () => {
@@ -128,7 +157,9 @@ function describeThrottle(name: string, backend: () => Backend, { waits }: { wai
       const account = fresh('account')
       await fail(throttle, 10, account, fresh('client'))
       await pass(1.1)
-      const answers = await Promise.all(Array.from({ length: 8 }, () => throttle.check(account, fresh('client'), null)))
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => throttle.attempt(account, fresh('client'), null)),
+      )
       expect(answers.filter((answer) => answer === 'allowed')).toHaveLength(1)
     })
 
@@ -141,13 +172,13 @@ function describeThrottle(name: string, backend: () => Backend, { waits }: { wai
       await fail(throttle, 1, account, client)
       // 2.2 s after the first nine: counted from the last failure, all ten are still there.
       await pass(0.6)
-      expect(await throttle.check(account, fresh('client'), null)).toBe('slowed')
-      expect(await throttle.check(fresh('account'), client, null)).toBe('slowed')
+      expect(await throttle.attempt(account, fresh('client'), null)).toBe('slowed')
+      expect(await throttle.attempt(fresh('account'), client, null)).toBe('slowed')
       await pass(2.1)
       // An eleventh failure would wait 2 s: counted from nothing, it is free.
-      await throttle.failed(account, client, null)
-      expect(await throttle.check(account, fresh('client'), null)).toBe('allowed')
-      expect(await throttle.check(fresh('account'), client, null)).toBe('allowed')
+      expect(await throttle.attempt(account, client, null)).toBe('allowed')
+      expect(await throttle.attempt(account, fresh('client'), null)).toBe('allowed')
+      expect(await throttle.attempt(fresh('account'), client, null)).toBe('allowed')
     })
   })
 }
@@ -173,7 +204,7 @@ describe('in memory', () => {
 
   it('keeps at most `bound` accounts and `bound` clients however many a flood makes up', async () => {
     const throttle = memoryThrottle(OPTIONS, 1000)
-    for (let i = 0; i < 20_000; i++) await throttle.failed(`account-${i}`, `client-${i}`, i % 2 ? null : `device-${i}`)
+    for (let i = 0; i < 20_000; i++) await throttle.attempt(`account-${i}`, `client-${i}`, i % 2 ? null : `device-${i}`)
     expect(throttle.size).toBe(2000)
   })
 
@@ -181,10 +212,10 @@ describe('in memory', () => {
     const throttle = memoryThrottle(OPTIONS, 1000)
     let next = 0
     for (let i = 0; i < 10; i++) {
-      await throttle.failed('victim', `client-${next}`, null)
-      for (let j = 0; j < 999; j++) await throttle.failed(`account-${next++}`, `client-${next}`, null)
+      await throttle.attempt('victim', `client-${next}`, null)
+      for (let j = 0; j < 999; j++) await throttle.attempt(`account-${next++}`, `client-${next}`, null)
     }
-    expect(await throttle.check('victim', 'owner', null)).toBe('slowed')
+    expect(await throttle.attempt('victim', 'owner', null)).toBe('slowed')
   })
 })
 
@@ -210,10 +241,10 @@ describe('in Redis', () => {
     const [account, client] = [fresh('account'), fresh('client')]
     await fail(one, 5, account, client)
     await fail(two, 5, account, client)
-    expect(await one.check(account, client, null)).toBe('slowed')
-    expect(await two.check(account, client, null)).toBe('slowed')
+    expect(await one.attempt(account, client, null)).toBe('slowed')
+    expect(await two.attempt(account, client, null)).toBe('slowed')
     await two.succeeded(account, client, null)
-    expect(await one.check(account, client, null)).toBe('allowed')
+    expect(await one.attempt(account, client, null)).toBe('allowed')
   })
 
   it("goes by Redis's clock, not the instance's", async () => {
@@ -224,10 +255,10 @@ describe('in Redis', () => {
       await fail(throttle, 10, account, client)
       // An instance whose clock is an hour ahead still sees the delay...
       setClock(START + 3600)
-      expect(await throttle.check(account, client, null)).toBe('slowed')
+      expect(await throttle.attempt(account, client, null)).toBe('slowed')
       // ...and one whose clock stands still sees it end.
       await sleep(1.1)
-      expect(await throttle.check(account, client, null)).toBe('allowed')
+      expect(await throttle.attempt(account, client, null)).toBe('allowed')
     } finally {
       restoreClock()
     }
@@ -236,8 +267,8 @@ describe('in Redis', () => {
   it('keeps each count under a key of its own, showing no device id, expiring forgetAfter after its last failure', async () => {
     const prefix = single.redis.prefix('throttle-keys')
     const throttle = redisThrottle(runner(single.client, prefix), OPTIONS)
-    await throttle.failed('account-hash', 'client-hash', 'device-id')
-    await throttle.failed('account-hash', 'client-hash', null)
+    await throttle.attempt('account-hash', 'client-hash', 'device-id')
+    await throttle.attempt('account-hash', 'client-hash', null)
     const keys = (await single.client.keys(`${prefix}*`)).map((key) => key.slice(prefix.length)).sort()
     expect(keys).toEqual(['pw:a:account-hash', 'pw:c:client-hash', expect.stringMatching(/^pw:d:[\w-]{43}$/)])
     for (const key of keys) {

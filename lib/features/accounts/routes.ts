@@ -17,14 +17,24 @@ function recent(record: SessionRecord, runtime: AccountsRuntime): boolean {
  * No session: the sign-in page with `SessionRequired`; one too old: with `ReauthRequired`, which
  * the page explains. Either way back to this request's validated callbackUrl afterwards.
  */
-async function signInFirst(ctx: Context, record: SessionRecord | null, runtime: AccountsRuntime, step: string) {
+/**
+ * No session (`SessionRequired`), or one too old for `step` (`ReauthRequired`): the sign-in page,
+ * back to `back` (default: the callbackUrl) afterwards.
+ */
+export async function signInFirst(
+  ctx: Context,
+  record: SessionRecord | null,
+  runtime: AccountsRuntime,
+  step: string,
+  back?: string,
+): Promise<void> {
   if (record !== null)
     runtime.log('info', 'account.reauth', `${step} was refused: the session signed in too long ago`, {
       ...ctx.svc.userForLog(record.userId),
       signedInSecondsAgo: Math.round(Date.now() / 1000 - record.createdAt),
     })
   const url = new URL(ctx.svc.config.pages.signIn ?? `${ctx.base.href}/signin`, ctx.base.origin)
-  url.searchParams.set('callbackUrl', await ctx.callbackTarget())
+  url.searchParams.set('callbackUrl', back ?? (await ctx.callbackTarget()))
   url.searchParams.set('error', record === null ? 'SessionRequired' : 'ReauthRequired')
   ctx.redirect(url.href, 401)
 }

@@ -3,11 +3,13 @@ import type { SessionRecord } from '../../infra/config/types'
 import { sendRedirect } from '../../infra/http/reply'
 import { clientKey } from '../../infra/http/client-key'
 import { accountInfo } from '../accounts/runtime'
+import { signInFirst as signInAgain } from '../accounts/routes'
 import { passwordAccount } from './new-user'
 import type { StoredAccount, User } from '../accounts/store'
 import { emailIdentifier } from '../email/address'
 import { hashingBusy } from './answers'
 import { readIdentifier } from './identifier'
+import { judgePassword } from './judge'
 import { field, showPage } from './pages'
 import { normalizePassword } from './policy'
 import { accountKey, type PasswordRuntime } from './runtime'
@@ -31,19 +33,17 @@ async function who(ctx: Context, runtime: PasswordRuntime): Promise<Who | null> 
   return { record, user, account, recent }
 }
 
-/** No session: the sign-in page (`SessionRequired`), back here afterwards. */
-async function signInFirst(ctx: Context, error: 'SessionRequired' | 'ReauthRequired'): Promise<void> {
-  const url = new URL(ctx.svc.config.pages.signIn ?? `${ctx.base.href}/signin`, ctx.base.origin)
-  url.searchParams.set('callbackUrl', ctx.serviceUrl('/password/change', { callbackUrl: await ctx.callbackTarget() }))
-  url.searchParams.set('error', error)
-  ctx.redirect(url.href, 401)
+/** No session, or (`me` given) one too old to add a password: the sign-in page, back to this form afterwards. */
+async function signInFirst(ctx: Context, runtime: PasswordRuntime, me: Who | null): Promise<void> {
+  const back = ctx.serviceUrl('/password/change', { callbackUrl: await ctx.callbackTarget() })
+  return signInAgain(ctx, me?.record ?? null, runtime.accounts, 'adding a password', back)
 }
 
 /** `GET /password/change`: the form, for a signed-in user. */
 export async function changePage(ctx: Context, runtime: PasswordRuntime): Promise<void> {
   const me = await who(ctx, runtime)
-  if (me === null) return signInFirst(ctx, 'SessionRequired')
-  if (me.account === null && !me.recent) return signInFirst(ctx, 'ReauthRequired')
+  if (me === null) return signInFirst(ctx, runtime, null)
+  if (me.account === null && !me.recent) return signInFirst(ctx, runtime, me)
   await showForm(ctx, runtime, me, 200, {})
 }
 
@@ -56,15 +56,16 @@ export async function changePage(ctx: Context, runtime: PasswordRuntime): Promis
  */
 export async function change(ctx: Context, runtime: PasswordRuntime): Promise<void> {
   const me = await who(ctx, runtime)
-  if (me === null) return signInFirst(ctx, 'SessionRequired')
+  if (me === null) return signInFirst(ctx, runtime, null)
   const limit = 4 * runtime.provider.maxLength + 4
   const current = field(ctx, 'currentPassword', limit) ?? ''
   const password = normalizePassword(field(ctx, 'newPassword', limit) ?? '')
   if (me.account === null) return add(ctx, runtime, me, password)
   // The current password always (OWASP ASVS 2.1.6): a session cookie copied right after sign-in
   // must not change it. Only a first password (below) rests on a recent sign-in alone.
-  if (current === '' || !(await currentMatches(ctx, runtime, me.account, normalizePassword(current))))
-    return showForm(ctx, runtime, me, 400, { wrongCurrent: true })
+  const judged = current === '' ? 'wrong' : await currentMatches(ctx, runtime, me.account, normalizePassword(current))
+  if (judged === 'busy') return hashingBusy(ctx)
+  if (judged === 'wrong') return showForm(ctx, runtime, me, 400, { wrongCurrent: true })
   const check = await runtime.policy.check(password, { identifier: me.account.subject })
   if (!check.ok) return showForm(ctx, runtime, me, 400, { reasons: check.reasons })
   const hash = await runtime.gate.run(() => runtime.hashing.hash(password))
@@ -77,7 +78,7 @@ export async function change(ctx: Context, runtime: PasswordRuntime): Promise<vo
 
 /** The user's first password: a new way in, linked to them. */
 async function add(ctx: Context, runtime: PasswordRuntime, me: Who, password: string): Promise<void> {
-  if (!me.recent) return signInFirst(ctx, 'ReauthRequired')
+  if (!me.recent) return signInFirst(ctx, runtime, me)
   const identifier =
     runtime.provider.identifier === 'email'
       ? me.user.emailVerified
@@ -101,27 +102,24 @@ async function add(ctx: Context, runtime: PasswordRuntime, me: Who, password: st
   await changed(ctx, me, true)
 }
 
-/** The current password, checked as a sign-in checks it: throttled, and a failure counted. */
+/** The current password, judged as a sign-in judges it: throttled, counted, held to the refusal floor. */
 async function currentMatches(
   ctx: Context,
   runtime: PasswordRuntime,
   account: StoredAccount,
   current: string,
-): Promise<boolean> {
+): Promise<'right' | 'wrong' | 'busy'> {
   const key = accountKey(runtime, account.subject)
   const client = clientKey(ctx.req.ip)
-  const pace = await runtime.throttle.check(key, client, null)
-  const stored = pace === 'allowed' ? (account.passwordHash ?? null) : null
-  const verdict = await runtime.gate.run(async () => {
-    if (stored === null) {
-      await runtime.hashing.dummy(current)
-      return { ok: false, rehash: false }
-    }
-    return runtime.hashing.verify(stored, current)
-  })
-  if (verdict === null) return hashingBusy(ctx)
-  if (!verdict.ok) await runtime.throttle.failed(key, client, null)
-  return verdict.ok
+  const pace = await runtime.throttle.attempt(key, client, null)
+  const verdict = await judgePassword(runtime, pace === 'allowed' ? (account.passwordHash ?? null) : null, current)
+  if (verdict === null) {
+    if (pace === 'allowed') await runtime.throttle.release(key, client, null)
+    return 'busy'
+  }
+  if (!verdict.ok) return 'wrong'
+  await runtime.throttle.succeeded(key, client, null)
+  return 'right'
 }
 
 async function changed(ctx: Context, me: Who, added: boolean): Promise<void> {

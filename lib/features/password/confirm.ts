@@ -8,7 +8,9 @@ import { hashingBusy } from './answers'
 import { restoreLink, spendLink } from './links'
 import { normalizePassword } from './policy'
 import { showPage } from './pages'
-import type { PasswordRuntime } from './runtime'
+import { accountKey, type PasswordRuntime } from './runtime'
+import { judgePassword } from './judge'
+import { clientKey } from '../../infra/http/client-key'
 
 /** The link's values, as strings of a sane length (anything else counts as absent). */
 export function linkValues(ctx: Context): { token: string; email: string } {
@@ -62,11 +64,16 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
   const data = values.token && values.email ? await spendLink(runtime, 'signup', values.token, values.email) : null
   const hash = data?.h
   if (data === null || typeof hash !== 'string') return refuse(ctx)
+  // Guessing the chosen password with the link in hand is slowed as sign-in guessing is.
+  const key = accountKey(runtime, values.email)
+  const client = clientKey(ctx.req.ip)
   const typed = typeof ctx.body.password === 'string' ? ctx.body.password : ''
+  const pace = await runtime.throttle.attempt(key, client, null)
   const verdict =
     typed.length <= 4 * runtime.provider.maxLength
-      ? await runtime.gate.run(() => runtime.hashing.verify(hash, normalizePassword(typed)))
+      ? await judgePassword(runtime, pace === 'allowed' ? hash : null, normalizePassword(typed))
       : { ok: false }
+  if (verdict === null && pace === 'allowed') await runtime.throttle.release(key, client, null)
   if (!verdict?.ok) {
     const { e, ...kept } = data
     if (typeof e === 'number') await restoreLink(runtime, 'signup', values.token, values.email, kept, e)
@@ -78,6 +85,7 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
     )
     return showSignUpLink(ctx, true)
   }
+  await runtime.throttle.succeeded(key, client, null)
   const identifier = values.email
   const name = typeof data.n === 'string' ? data.n : null
   const callbackUrl = await chooseCallbackUrl(

@@ -98,7 +98,7 @@ export async function reset(ctx: Context, runtime: PasswordRuntime): Promise<voi
   const account = (await runtime.accounts.call((store) => store.listAccounts(userId))).find(
     ({ id }) => id === accountId,
   )
-  if (account) await runtime.throttle.succeeded(accountKey(runtime, account.subject), 'reset', null)
+  if (account) await runtime.throttle.reset(accountKey(runtime, account.subject))
   ctx.svc.log(
     'info',
     'password.reset',

@@ -8,6 +8,7 @@ import type { RedisRunner } from '../../infra/store/redis'
 import type { AccountsRuntime } from '../accounts/runtime'
 import type { EmailRuntime } from '../email/runtime'
 import { hashGate, type HashGate } from './hash-gate'
+import { refusalFloor, type RefusalFloor } from './judge'
 import { passwordPolicy, type PasswordPolicy } from './policy'
 import { memoryThrottle, redisThrottle, type Throttle } from './throttle'
 import type { PasswordProvider } from './types'
@@ -21,6 +22,8 @@ export interface PasswordRuntime {
   readonly hashing: PasswordHashing
   /** Every hash and verification goes through it: at most `hashing.concurrency` at once. */
   readonly gate: HashGate
+  /** How soon a refused password may be answered (./judge.ts). */
+  readonly floor: RefusalFloor
   readonly policy: PasswordPolicy
   readonly throttle: Throttle
   /**
@@ -69,6 +72,7 @@ export function createPasswordRuntime(
       queue: provider.hashing.queue,
       wait: provider.hashing.wait,
     }),
+    floor: refusalFloor(),
     policy: passwordPolicy(
       { minLength: provider.minLength, maxLength: provider.maxLength, appNames, breached: provider.breached },
       config.log,

@@ -5,6 +5,7 @@ import type { StoredAccount } from '../accounts/store'
 import { credentialsRefused, hashingBusy } from './answers'
 import { knownDevice, rememberDevice } from './device'
 import { identifierField, readIdentifier } from './identifier'
+import { judgePassword } from './judge'
 import { codePoints, normalizePassword } from './policy'
 import { accountKey, type PasswordRuntime } from './runtime'
 
@@ -12,7 +13,9 @@ import { accountKey, type PasswordRuntime } from './runtime'
  * `POST /callback/credentials` (CSRF checked by the router): NextAuth's credentials sign-in. An
  * unknown identifier, a wrong password and an account that is slowed down (too many failures) get
  * the one answer, CredentialsSignin, after the same work: the account is looked up, and exactly one
- * verification runs (against the stored hash, or a dummy one at the current parameters). A
+ * verification runs (against the stored hash, or a dummy one at the current parameters), a refusal
+ * no sooner than an imported hash's verification (./judge.ts). The attempt is counted by the
+ * throttle before it is judged, and taken back when right. A
  * password longer than the policy allows is refused before any hashing. Past the hashing limit: 429.
  */
 export async function passwordSignIn(ctx: Context, runtime: PasswordRuntime): Promise<void> {
@@ -32,20 +35,15 @@ export async function passwordSignIn(ctx: Context, runtime: PasswordRuntime): Pr
   const device = knownDevice(ctx, runtime, key)
   const identity = { provider: runtime.provider.id, issuer: '', subject: identifier }
   const [pace, account] = await Promise.all([
-    runtime.throttle.check(key, client, device),
+    runtime.throttle.attempt(key, client, device),
     runtime.accounts.call((store) => store.findAccount(identity)),
   ])
-  const stored = pace === 'allowed' ? (account?.passwordHash ?? null) : null
-  const verdict = await runtime.gate.run(async () => {
-    if (stored === null) {
-      await runtime.hashing.dummy(password)
-      return { ok: false, rehash: false }
-    }
-    return runtime.hashing.verify(stored, password)
-  })
-  if (verdict === null) return hashingBusy(ctx)
+  const verdict = await judgePassword(runtime, pace === 'allowed' ? (account?.passwordHash ?? null) : null, password)
+  if (verdict === null) {
+    if (pace === 'allowed') await runtime.throttle.release(key, client, device)
+    return hashingBusy(ctx)
+  }
   if (!verdict.ok || account === null) {
-    await runtime.throttle.failed(key, client, device)
     ctx.svc.log('info', 'password.signin_failed', 'a password sign-in was refused', {
       accountHash: key,
       reason: pace === 'slowed' ? 'slowed' : account === null ? 'unknown' : 'mismatch',

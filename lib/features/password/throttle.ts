@@ -4,11 +4,13 @@ import { boundedCache } from '../../infra/util/cache'
 
 /**
  * Password guessing slowed, never locked out (OWASP's Authentication Cheat Sheet): each account, each
- * known device of an account and each client keeps a count of failures. Past its free failures it
- * takes one attempt per delay, 1 s doubling with each failure up to `maxDelay`, counted from its last
- * failure; a count is forgotten `forgetAfter` after its last failure. An attacker can keep an account
- * slow but never shut: its owner waits at most `maxDelay`, and on a known device not at all, since a
- * device has its own count in place of the account's.
+ * known device of an account and each client keeps a count of failures. Every attempt counts as a
+ * failure when it is let through, before its password is judged, and is taken back when it was
+ * right. Past its free failures a count takes one attempt per delay, 1 s doubling with each failure
+ * up to `maxDelay`, counted from its last failure; an attempt made while it waits is refused unjudged
+ * and counts nothing. A count is forgotten `forgetAfter` after its last failure. An attacker can keep
+ * an account slow but never shut: its owner's next try waits at most `maxDelay`, and on a known device
+ * not at all, since a device has its own count in place of the account's.
  */
 export interface ThrottleOptions {
   /** Failures an account (or one of its known devices) makes before its first delay. Default 10. */
@@ -24,14 +26,17 @@ export interface ThrottleOptions {
 export interface Throttle {
   /**
    * Before judging a password: 'slowed' while the account (or, given, the device; or the client)
-   * waits out its delay. Counts no failure, but once past the free failures an 'allowed' is the one
-   * attempt of its delay, taken (so that attempts made at once cannot all pass): call it once an attempt.
+   * waits out its delay, and nothing is counted. Otherwise 'allowed', and the attempt is counted at
+   * once as a failure of both, before any hashing: attempts made at once can never outrun the free
+   * failures, since each takes its place in the count as it arrives. Call it once an attempt.
    */
-  check(account: string, client: string, device: string | null): Promise<'allowed' | 'slowed'>
-  /** A wrong password, an unknown identifier, or a slowed attempt: one more failure for the account (or, for a known device, the device's own count) and the client. */
-  failed(account: string, client: string, device: string | null): Promise<void>
-  /** The right password: the account's (and device's) count starts again; the client's stays. */
+  attempt(account: string, client: string, device: string | null): Promise<'allowed' | 'slowed'>
+  /** An allowed attempt that was never judged (hashing was busy): its failure is taken back. */
+  release(account: string, client: string, device: string | null): Promise<void>
+  /** The right password: the account's (and device's) count starts again, and the client's failure of this attempt is taken back. */
   succeeded(account: string, client: string, device: string | null): Promise<void>
+  /** The account's password was reset: its own count starts again (its devices' counts run out by themselves). */
+  reset(account: string): Promise<void>
 }
 
 /** How long a count waits after its last failure, ms: nothing within the free failures, then 1 s, doubling, capped. */
@@ -71,32 +76,41 @@ export function memoryThrottle(options: ThrottleOptions, bound = THROTTLE_BOUND)
     const count = counts.get(key)
     return count !== undefined && now - count.last < options.forgetAfter * 1000 ? count : undefined
   }
-  /** Whether the count waits; if not and it is past its free failures, takes this delay's attempt. */
+  /** Whether the count waits out the delay of its last failure. */
   const waits = (counts: typeof subjects, key: string, free: number, now: number) => {
     const count = live(counts, key, now)
     if (count === undefined || count.failures < free) return false
     const elapsed = now - count.last
-    if (elapsed >= 0 && elapsed < delayMs(count.failures, free, maxDelay)) return true
-    counts.set(key, { failures: count.failures, last: now })
-    return false
+    return elapsed >= 0 && elapsed < delayMs(count.failures, free, maxDelay)
   }
   const fail = (counts: typeof subjects, key: string, now: number) =>
     counts.set(key, { failures: (live(counts, key, now)?.failures ?? 0) + 1, last: now })
+  /** One failure fewer, its time kept (a count whose last failure this was waits a little longer, never less). */
+  const takeBack = (counts: typeof subjects, key: string) => {
+    const count = counts.get(key)
+    if (count !== undefined) counts.set(key, { failures: Math.max(0, count.failures - 1), last: count.last })
+  }
   return Object.freeze({
-    async check(account: string, client: string, device: string | null) {
+    async attempt(account: string, client: string, device: string | null) {
       const now = Date.now()
-      const subject = waits(subjects, subjectOf(account, device).join(':'), freeFailures, now)
-      const from = waits(clients, client, clientFreeFailures, now)
-      return subject || from ? 'slowed' : 'allowed'
-    },
-    async failed(account: string, client: string, device: string | null) {
-      const now = Date.now()
-      fail(subjects, subjectOf(account, device).join(':'), now)
+      const subject = subjectOf(account, device).join(':')
+      if (waits(subjects, subject, freeFailures, now) || waits(clients, client, clientFreeFailures, now))
+        return 'slowed'
+      fail(subjects, subject, now)
       fail(clients, client, now)
+      return 'allowed'
     },
-    async succeeded(account: string, _client: string, device: string | null) {
+    async release(account: string, client: string, device: string | null) {
+      takeBack(subjects, subjectOf(account, device).join(':'))
+      takeBack(clients, client)
+    },
+    async succeeded(account: string, client: string, device: string | null) {
       subjects.delete(subjectOf(account, null).join(':'))
       if (device !== null) subjects.delete(subjectOf(account, device).join(':'))
+      takeBack(clients, client)
+    },
+    async reset(account: string) {
+      subjects.delete(subjectOf(account, null).join(':'))
     },
     /** Counts kept, for the specs of the bound. */
     get size() {
@@ -116,24 +130,32 @@ export function redisThrottle(redis: RedisRunner, options: ThrottleOptions): Thr
   const forgetMs = Math.max(1, Math.ceil(options.forgetAfter * 1000))
   const keyOf = (account: string, device: string | null) => redis.key('pw', ...subjectOf(account, device))
   const clientKey = (client: string) => redis.key('pw', 'c', client)
-  const waits = async (key: string, free: number) =>
-    (await redis.run((client) => client.eval(WAITS, 1, key, free, maxDelay, forgetMs))) === 1
-  const fail = (key: string) => redis.run((client) => client.eval(FAIL, 1, key, forgetMs))
+  /** 1: the count waits; 0: it did not, and now holds this attempt's failure. */
+  const take = async (key: string, free: number) =>
+    (await redis.run((client) => client.eval(TAKE, 1, key, free, maxDelay, forgetMs))) === 1
+  const takeBack = (key: string) => redis.run((client) => client.eval(TAKE_BACK, 1, key))
   return Object.freeze({
-    async check(account: string, client: string, device: string | null) {
-      const slowed = await Promise.all([
-        waits(keyOf(account, device), freeFailures),
-        waits(clientKey(client), clientFreeFailures),
+    async attempt(account: string, client: string, device: string | null) {
+      // One key a script (the two are in different slots of a Cluster): where one count waits and
+      // the other took the attempt, the other's failure is taken back.
+      const subject = keyOf(account, device)
+      const [subjectWaits, clientWaits] = await Promise.all([
+        take(subject, freeFailures),
+        take(clientKey(client), clientFreeFailures),
       ])
-      return slowed.includes(true) ? 'slowed' : 'allowed'
+      if (subjectWaits === clientWaits) return subjectWaits ? 'slowed' : 'allowed'
+      await takeBack(subjectWaits ? clientKey(client) : subject)
+      return 'slowed'
     },
-    async failed(account: string, client: string, device: string | null) {
-      await Promise.all([fail(keyOf(account, device)), fail(clientKey(client))])
+    async release(account: string, client: string, device: string | null) {
+      await Promise.all([takeBack(keyOf(account, device)), takeBack(clientKey(client))])
     },
-    async succeeded(account: string, _client: string, device: string | null) {
-      // One key a command: the account's and the device's are in different slots of a Cluster.
+    async succeeded(account: string, client: string, device: string | null) {
       const keys = device === null ? [keyOf(account, null)] : [keyOf(account, null), keyOf(account, device)]
-      await Promise.all(keys.map((key) => redis.run((client) => client.del(key))))
+      await Promise.all([...keys.map((key) => redis.run((run) => run.del(key))), takeBack(clientKey(client))])
+    },
+    async reset(account: string) {
+      await redis.run((client) => client.del(keyOf(account, null)))
     },
   })
 }
@@ -148,21 +170,19 @@ failures = tonumber(failures) or 0
 last = tonumber(last) or 0`
 
 /**
- * 1 while the count waits (ARGV: free failures, maxDelay in s, forgetAfter in ms); the same rule as
- * delayMs. Past its free failures and not waiting, the attempt of this delay is taken: the delay
- * starts again from now, so a second attempt at the same moment waits.
+ * 1 while the count waits (ARGV: free failures, maxDelay in s, forgetAfter in ms), the same rule as
+ * delayMs, and nothing changes. Otherwise 0, and the attempt is counted as a failure now: a second
+ * attempt at the same moment sees it.
  */
-const WAITS = `${NOW}
+const TAKE = `${NOW}
 ${KEPT}
 local free = tonumber(ARGV[1])
-if failures < free then return 0 end
 local elapsed = now - last
-if elapsed >= 0 and elapsed < math.min(2 ^ (failures - free), tonumber(ARGV[2])) * 1000 then return 1 end
-redis.call('SET', KEYS[1], failures .. ':' .. now, 'PX', ARGV[3])
+if failures >= free and elapsed >= 0 and elapsed < math.min(2 ^ (failures - free), tonumber(ARGV[2])) * 1000 then return 1 end
+redis.call('SET', KEYS[1], math.min(failures + 1, 1000000) .. ':' .. now, 'PX', ARGV[3])
 return 0`
 
-/** One more failure, now (ARGV: forgetAfter in ms); counts stop at a million, far past any delay's cap. */
-const FAIL = `${NOW}
-${KEPT}
-redis.call('SET', KEYS[1], math.min(failures + 1, 1000000) .. ':' .. now, 'PX', ARGV[1])
+/** One failure fewer, its time and expiry kept; nothing for a count that is gone. */
+const TAKE_BACK = `${KEPT}
+if failures > 0 then redis.call('SET', KEYS[1], (failures - 1) .. ':' .. last, 'KEEPTTL') end
 return 1`

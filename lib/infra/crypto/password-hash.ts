@@ -22,6 +22,8 @@ export interface PasswordHashing {
   verify(stored: string, password: string): Promise<{ ok: boolean; rehash: boolean }>
   /** Costs what verifying a current hash costs, and matches nothing: the work done for an unknown identifier. */
   dummy(password: string): Promise<void>
+  /** Whether `stored` is at the current algorithm and parameters (its verification costs what dummy() costs). */
+  isCurrent(stored: string): boolean
 }
 
 /** OWASP Password Storage Cheat Sheet: argon2id, m=19456 KiB, t=2, p=1. */
@@ -99,6 +101,7 @@ export function passwordHashing(options: { prefer?: 'argon2id' | 'scrypt' } = {}
     async dummy(password: string) {
       await verify(await dummyHash, `${password}\u0000`)
     },
+    isCurrent: (stored: string) => typeof stored === 'string' && current(stored),
   })
 }
 
