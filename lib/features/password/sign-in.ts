@@ -14,7 +14,7 @@ import { accountKey, type PasswordRuntime } from './runtime'
  * unknown identifier, a wrong password and an account that is slowed down (too many failures) get
  * the one answer, CredentialsSignin, after the same work: the account is looked up, and exactly one
  * verification runs (against the stored hash, or a dummy one at the current parameters), a refusal
- * no sooner than an imported hash's verification (./judge.ts). The attempt is counted by the
+ * no sooner than an imported hash's verification (./refusal-floor.ts). The attempt is counted by the
  * throttle before it is judged, and taken back when right. A
  * password longer than the policy allows is refused before any hashing. Past the hashing limit: 429.
  */
