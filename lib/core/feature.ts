@@ -12,7 +12,7 @@ import type { CsrfFailure } from './csrf-failure'
 import type { Services } from './services'
 import type { SessionLifecycle } from './session/lifecycle'
 import type { NewSession } from './session/manager'
-import type { SignInInput } from './sign-in/complete'
+import type { HeldSignIn, SignInInput } from './sign-in/complete'
 
 /**
  * The internal contract between the core and a feature (lib/features/<name>/): everything a feature
@@ -162,6 +162,13 @@ export interface SignInHooks {
    * identifies; without one, the user id is the callback's, the input's, or `{provider}:{user.id}`.
    */
   readonly identify?: (event: IdentifyEvent) => Promise<Identified>
+  /**
+   * Once the user id is decided (and the input's `prepare` ran), before anything is kept for the
+   * session: true when the feature answered the request instead and holds the sign-in (mfa: a
+   * second factor is due), to finish it later with resumeSignIn (./sign-in/complete.ts). Runs for
+   * a resumed sign-in no more.
+   */
+  readonly hold?: (event: SignInEvent, held: HeldSignIn) => Promise<boolean>
   /** Once the user id is decided, before the session is made; it may add to the new record. */
   readonly beforeSession?: (event: SignInEvent) => Promise<Pick<NewSession, 'tokens'> | void>
   /**

@@ -16,6 +16,8 @@ export interface NewSession {
   tokens?: string
   /** Those tokens could not be refreshed for good. */
   tokenError?: true
+  /** How the user proved who they are (RFC 8176). */
+  amr?: string[]
 }
 
 /**

@@ -19,6 +19,8 @@ export function toClaims(record: SessionRecord): Record<string, unknown> {
   if (record.tokens !== undefined) claims.tok = record.tokens
   if (record.tokenError) claims.tok_err = true
   if (record.reissuedAt !== undefined) claims.reissued_at = record.reissuedAt
+  if (record.amr !== undefined) claims.amr = record.amr
+  if (record.authTime !== undefined) claims.reauth_time = record.authTime
   return claims
 }
 
@@ -41,6 +43,7 @@ export function fromClaims(
 ): SessionRecord | null {
   if (!claims) return null
   const { sub, user, data, iat, exp, auth_time: createdAt, provider, tok, tok_err: tokenError, reissued_at } = claims
+  const { amr, reauth_time: authTime } = claims
   if (
     typeof sub !== 'string' ||
     sub === '' ||
@@ -57,13 +60,31 @@ export function fromClaims(
   if (tok !== undefined && (typeof tok !== 'string' || tok === '')) return null
   if (tokenError !== undefined && tokenError !== true) return null
   if (reissued_at !== undefined && (typeof reissued_at !== 'number' || !(reissued_at >= createdAt))) return null
+  if (amr !== undefined && !isAmr(amr)) return null
+  if (authTime !== undefined && (typeof authTime !== 'number' || !(authTime >= createdAt))) return null
   const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
   if (data !== undefined) record.data = data
   if (provider !== undefined) record.provider = provider
   if (tok !== undefined) record.tokens = tok
   if (tokenError === true) record.tokenError = true
   if (reissued_at !== undefined) record.reissuedAt = reissued_at
+  if (amr !== undefined) record.amr = [...amr]
+  if (authTime !== undefined) record.authTime = authTime
   return record
+}
+
+/** An `amr` as we write one: a short list of short method names. */
+export function isAmr(value: unknown): value is string[] {
+  return (
+    Array.isArray(value) &&
+    value.length <= 16 &&
+    value.every((method) => typeof method === 'string' && method !== '' && method.length <= 32)
+  )
+}
+
+/** The authentication assurance level an `amr` proves: 2 with two factors (`mfa`), else 1. */
+export function aalOf(amr: readonly string[] | undefined): 1 | 2 {
+  return amr?.includes('mfa') ? 2 : 1
 }
 
 export function toUser(value: unknown): SessionUser | null {
@@ -107,6 +128,9 @@ export function toRecordView(record: SessionRecord, handle: string | null): Sess
     provider: record.provider ?? null,
     signedInAt: new Date(record.createdAt * 1000),
     expires: new Date(record.expiresAt * 1000),
+    authTime: record.authTime ?? record.createdAt,
+    amr: Object.freeze([...(record.amr ?? [])]),
+    aal: aalOf(record.amr),
     createdAt: record.createdAt,
     issuedAt: record.issuedAt,
     expiresAt: record.expiresAt,

@@ -25,6 +25,28 @@ export interface SignInInput extends SignInQuestion {
   userKnown?: true
   /** Who the provider says this is, for a feature that keeps users (accounts); default: `account.providerAccountId` alone. */
   identity?: SignInIdentity
+  /**
+   * How the user proved who they are, as RFC 8176 methods (a user-verified passkey: `hwk`, `user`,
+   * `mfa`; an OpenID provider's ID token `amr`); default by the account's type: `pwd` for a
+   * password, `otp` for an e-mail link, none for OAuth.
+   */
+  amr?: readonly string[]
+}
+
+/** A sign-in's input as a feature may keep it (JSON): no callbacks, no profile. */
+export type HeldInput = Omit<SignInInput, 'prepare' | 'profile'>
+
+/**
+ * A sign-in the user's first factor completed and a feature holds back (mfa: a second factor is
+ * due): everything the session is made of, as JSON. resumeSignIn makes the session from it.
+ */
+export interface HeldSignIn {
+  readonly providerId: string
+  readonly userId: string
+  readonly user: NewSession['user']
+  readonly data?: Record<string, unknown>
+  readonly amr: readonly string[]
+  readonly input: HeldInput
 }
 
 /** What a provider vouches for: its stable subject, and an address when it verified one. */
@@ -77,6 +99,38 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
     if (identified.user) sessionUser = identified.user
   }
   if (input.prepare && !(await input.prepare(userId))) return ctx.redirectToError('CredentialsSignin')
+  const { prepare: _prepare, profile: _profile, ...kept } = input
+  const held: HeldSignIn = {
+    providerId,
+    userId,
+    user: sessionUser,
+    ...(decision.data ? { data: decision.data } : {}),
+    amr: methodsOf(input),
+    input: kept,
+  }
+  const event: SignInEvent = { ctx, providerId, userId, input }
+  for (const hook of hooks) if (await hook.hold?.(event, held)) return
+  await makeSession(ctx, held, input, hooks)
+}
+
+/**
+ * The rest of a held sign-in, once the feature that held it is satisfied: `amr` is what the user
+ * proved since (a second factor's methods), added to the first factor's.
+ */
+export async function resumeSignIn(ctx: Context, held: HeldSignIn, amr: readonly string[]): Promise<void> {
+  const methods = [...new Set([...held.amr, ...amr])]
+  await makeSession(ctx, { ...held, amr: methods }, held.input, hooksFor(ctx, held.providerId))
+}
+
+/** The session of a sign-in whose user is decided: the features' additions, the record, a new CSRF token, the event, the redirect. */
+async function makeSession(
+  ctx: Context,
+  held: HeldSignIn,
+  input: SignInInput,
+  hooks: readonly SignInHooks[],
+): Promise<void> {
+  const { svc } = ctx
+  const { providerId, userId } = held
   const event: SignInEvent = { ctx, providerId, userId, input }
   let added = {}
   for (const hook of hooks) added = { ...added, ...(await hook.beforeSession?.(event)) }
@@ -85,9 +139,10 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
     ctx.sessionCookie(),
     {
       userId,
-      user: sessionUser,
-      ...(decision.data ? { data: decision.data } : {}),
-      provider: account.provider,
+      user: held.user,
+      ...(held.data ? { data: held.data } : {}),
+      provider: providerId,
+      ...(held.amr.length > 0 ? { amr: [...held.amr] } : {}),
       ...added,
     },
     stored.length === 0 ? undefined : (sid) => everyStored(stored, event, sid),
@@ -95,11 +150,24 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   renewCsrf(ctx, input.flowId)
   svc.log('info', 'session.created', 'signed in', {
     ...svc.userForLog(record.userId),
-    provider: account.provider,
+    provider: providerId,
   })
   await ctx.emit('signIn', svc.config.events.signIn, { record })
   // A 302, or `{"url"}` for a client that asked for JSON (the passkey client posts with fetch).
   ctx.redirect(input.callbackUrl)
+}
+
+/** The first factor's methods: the provider's word, or its kind's. */
+function methodsOf(input: SignInInput): string[] {
+  if (input.amr !== undefined) return [...new Set(input.amr)]
+  switch (input.account.type) {
+    case 'credentials':
+      return ['pwd']
+    case 'email':
+      return ['otp']
+    default:
+      return []
+  }
 }
 
 /** The sign-in hooks of the features that see this provider's sign-ins, in the features' order. */

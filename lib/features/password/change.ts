@@ -10,7 +10,7 @@ import { emailIdentifier } from '../email/address'
 import { hashingBusy } from './answers'
 import { readIdentifier } from './identifier'
 import { judgePassword } from './judge'
-import { field, showPage } from './pages'
+import { field, showPage } from '../../core/show-page'
 import { normalizePassword } from './policy'
 import { accountKey, type PasswordRuntime } from './runtime'
 

@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context'
 import { safeCallbackUrl } from '../../infra/urls/callback-url'
-import { showPage } from './pages'
+import { showPage } from '../../core/show-page'
 
 /** `GET /password/sent?kind=signup|reset`: "check your e-mail". */
 export async function sentPage(ctx: Context): Promise<void> {

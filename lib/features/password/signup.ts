@@ -10,7 +10,7 @@ import { hashingBusy } from './answers'
 import { identifierField, readIdentifier } from './identifier'
 import { dropLink, keepLink } from './links'
 import { likeASentMail, sendPasswordMail } from './mail'
-import { field, showPage } from './pages'
+import { field, showPage } from '../../core/show-page'
 import { normalizePassword } from './policy'
 import type { PasswordRuntime } from './runtime'
 

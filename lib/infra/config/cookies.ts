@@ -20,6 +20,8 @@ export interface CookieSet {
   readonly accountLink: CookieDef
   /** Passwords: this browser signed in to an account with its password before (its own throttle count then), sealed. */
   readonly knownDevice: CookieDef
+  /** A second factor: a sign-in whose first factor passed, waiting for the second; sealed, 5 minutes at most. */
+  readonly mfaPending: CookieDef
 }
 
 type CookieKind = keyof CookieSet
@@ -31,6 +33,7 @@ const BASE_NAMES: Record<CookieKind, string> = {
   webauthnChallenge: 'auth.webauthn-challenge',
   accountLink: 'auth.account-link',
   knownDevice: 'auth.known-device',
+  mfaPending: 'auth.mfa-pending',
 }
 
 const NAME = /^[!#$%&'*+\-.^\w`|~]+$/
@@ -179,7 +182,7 @@ export function checkedCookies(value: unknown): Record<string, unknown> {
   const cookies = optionalObject(value, 'cookies')
   checkKeys(
     cookies,
-    ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge', 'accountLink', 'knownDevice'],
+    ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge', 'accountLink', 'knownDevice', 'mfaPending'],
     'cookies.',
   )
   for (const [kind, override] of Object.entries(cookies)) {

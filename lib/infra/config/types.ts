@@ -48,6 +48,13 @@ export interface SessionRecord {
   tokens?: string
   /** The provider's tokens could not be refreshed for good: the client session says `error: 'RefreshAccessTokenError'`. */
   tokenError?: true
+  /**
+   * Seconds since the epoch: when the user last proved who they are, if later than `createdAt` (a
+   * re-authentication for step-up). Absent: at the sign-in.
+   */
+  authTime?: number
+  /** How the user proved it (RFC 8176 values: `pwd`, `otp`, `hwk`, `swk`, `user`, `mfa`, …); absent: not known. */
+  amr?: string[]
 }
 
 /**
@@ -66,6 +73,16 @@ export interface SessionRecordView {
   readonly signedInAt: Date
   /** When the session ends unless renewed. */
   readonly expires: Date
+  /** Seconds since the epoch: when the user last proved who they are (the sign-in, or a later re-authentication for step-up). */
+  readonly authTime: number
+  /**
+   * How they proved it, as RFC 8176 authentication method references: `pwd` (a password), `otp` (a
+   * one-time code: TOTP, an e-mail link), `hwk`/`swk` (a passkey), `user` (user verification),
+   * `mfa` (two factors). [] when not known (a session from before they were recorded).
+   */
+  readonly amr: readonly string[]
+  /** The authentication assurance level (NIST SP 800-63B): 2 when two factors were proved (`amr` has `mfa`), else 1. */
+  readonly aal: 1 | 2
   /** Seconds since the epoch (the package's convention for times, docs/options.md): `signedInAt`. */
   readonly createdAt: number
   /** Seconds since the epoch: when this session was last issued or renewed (`renewedAt` in `listSessions`). */
@@ -160,6 +177,8 @@ export interface CookieOverrides {
   accountLink?: CookieOverride
   /** Passwords' known-device cookie (`password()`). */
   knownDevice?: CookieOverride
+  /** The second factor's pending sign-in (`mfa`). */
+  mfaPending?: CookieOverride
 }
 
 export interface SessionOptions {

@@ -21,6 +21,9 @@ export type KeyPurpose =
   | 'password-account'
   | 'password-device'
   | 'password-link'
+  | 'mfa-pending'
+  | 'mfa-secret'
+  | 'mfa-recovery'
 
 const SALT = 'express-auth-service'
 

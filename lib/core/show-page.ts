@@ -1,9 +1,9 @@
-import type { Context } from '../../core/context'
-import { formActionOrigins } from '../../core/sign-in/form-action'
-import { renderPage } from '../../infra/http/page-response'
-import type { ViewData, ViewName } from '../../infra/pages/render'
+import type { Context } from './context'
+import { formActionOrigins } from './sign-in/form-action'
+import { renderPage } from '../infra/http/page-response'
+import type { ViewData, ViewName } from '../infra/pages/render'
 
-/** Renders one of the password pages with the service's texts, theme and form-action origins. */
+/** Renders a feature's built-in page with the service's texts, theme and form-action origins. */
 export async function showPage<V extends ViewName>(
   ctx: Context,
   status: number,
@@ -17,7 +17,7 @@ export async function showPage<V extends ViewName>(
   })
 }
 
-/** A short text field of the body (the user's name, a token), or undefined. */
+/** A short text field of the body (a name, a token, a code), or undefined. */
 export function field(ctx: Context, name: string, max: number): string | undefined {
   const value = ctx.body[name]
   return typeof value === 'string' && value.length <= max ? value : undefined
