@@ -3,6 +3,8 @@ import { accounts } from './features/accounts'
 import type { AccountHelpers } from './features/accounts/manage'
 import { email } from './features/email'
 import { oauth } from './features/oauth'
+import { mfa } from './features/mfa'
+import type { MfaHelpers } from './features/mfa/types'
 import { oidcLogout } from './features/oidc-logout'
 import { passkey } from './features/passkey'
 import { password } from './features/password'
@@ -24,7 +26,8 @@ export const FEATURES: readonly FeatureDefinition[] = [
   providerTokensFeature,
   accounts,
   password,
+  mfa,
 ]
 
 /** The helpers the features add to the router auth() returns. */
-export type FeatureHelpers = TokenHelpers & PasskeyHelpers & AccountHelpers & PasswordHelpers
+export type FeatureHelpers = TokenHelpers & PasskeyHelpers & AccountHelpers & PasswordHelpers & MfaHelpers

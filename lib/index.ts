@@ -16,6 +16,16 @@ export { passkey, type PasskeyOptions } from './features/passkey/factory'
 export { password, type PasswordOptions } from './features/password/factory'
 export type { PasswordHelpers } from './features/password/types'
 export type { PasswordCheck, PasswordReason } from './features/password/policy'
+export { totp, recoveryCodes } from './features/mfa/factors'
+export type {
+  FactorInfo,
+  FactorOption,
+  MfaHelpers,
+  MfaOptions,
+  MfaRequireInfo,
+  RecoveryFactor,
+  TotpFactor,
+} from './features/mfa/types'
 export type { PasskeyHelpers, PasskeyInfo } from './features/passkey/manage'
 export type { StartupHelpers } from './auth'
 export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './features/passkey/store'

@@ -115,11 +115,17 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
 
 /**
  * The rest of a held sign-in, once the feature that held it is satisfied: `amr` is what the user
- * proved since (a second factor's methods), added to the first factor's.
+ * proved since (a second factor's methods), added to the first factor's. `reply`: the answer instead
+ * of the redirect to the callbackUrl (the recovery codes of a factor enrolled on the way).
  */
-export async function resumeSignIn(ctx: Context, held: HeldSignIn, amr: readonly string[]): Promise<void> {
+export async function resumeSignIn(
+  ctx: Context,
+  held: HeldSignIn,
+  amr: readonly string[],
+  reply?: () => Promise<void>,
+): Promise<void> {
   const methods = [...new Set([...held.amr, ...amr])]
-  await makeSession(ctx, { ...held, amr: methods }, held.input, hooksFor(ctx, held.providerId))
+  await makeSession(ctx, { ...held, amr: methods }, held.input, hooksFor(ctx, held.providerId), reply)
 }
 
 /** The session of a sign-in whose user is decided: the features' additions, the record, a new CSRF token, the event, the redirect. */
@@ -128,6 +134,7 @@ async function makeSession(
   held: HeldSignIn,
   input: SignInInput,
   hooks: readonly SignInHooks[],
+  reply?: () => Promise<void>,
 ): Promise<void> {
   const { svc } = ctx
   const { providerId, userId } = held
@@ -154,7 +161,8 @@ async function makeSession(
   })
   await ctx.emit('signIn', svc.config.events.signIn, { record })
   // A 302, or `{"url"}` for a client that asked for JSON (the passkey client posts with fetch).
-  ctx.redirect(input.callbackUrl)
+  if (reply) await reply()
+  else ctx.redirect(input.callbackUrl)
 }
 
 /** The first factor's methods: the provider's word, or its kind's. */

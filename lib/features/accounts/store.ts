@@ -67,6 +67,27 @@ export type LinkAccountResult =
 
 export type UnlinkAccountResult = 'unlinked' | 'last' | 'missing'
 
+/** A second factor's kind (`mfa`): an authenticator app, or a set of recovery codes. */
+export type FactorType = 'totp' | 'recovery'
+
+/** A user's second factor (`mfa`), as the store keeps it. */
+export interface StoredFactor {
+  /** Opaque and random (the caller makes it). */
+  readonly id: string
+  readonly userId: string
+  readonly type: FactorType
+  /** What the user calls it ("Phone"), or null. */
+  readonly label: string | null
+  /** TOTP: the secret, sealed by the feature (opaque text to the store). Recovery codes: ''. */
+  readonly secret: string
+  /** False: a TOTP factor waiting for its first code (enrolment); it proves nothing yet. */
+  readonly enabled: boolean
+  readonly createdAt: Date
+  readonly lastUsedAt: Date | null
+  /** Recovery codes: how many are unused (computed on read; ignored on write). TOTP: 0. */
+  readonly codesLeft: number
+}
+
 /**
  * Where users and their ways in are kept: `postgresAccounts(pool)`, `redisAccounts(redis)`,
  * `memoryAccounts()`, or the app's own. The contract suite (`describeAccountStoreContract` in
@@ -114,4 +135,24 @@ export interface AccountStore {
    * in may leave it out, and `passwordHash` with it.
    */
   setPasswordHash?(userId: string, accountId: string, hash: string): Promise<boolean>
+  // The second factors (`mfa` needs all of these, and checks for them at auth()). A user's factors
+  // go with deleteUser. Every method answers false (or []) for another user's factor id.
+  /** Keeps a new factor and, for recovery codes, their keyed hashes; 'noUser' when there is no such user. */
+  addFactor?(factor: StoredFactor, codeHashes?: readonly string[]): Promise<'added' | 'noUser'>
+  /** The user's factors, enabled or not, the oldest first; [] for an unknown user. */
+  listFactors?(userId: string): Promise<StoredFactor[]>
+  /** Enables a factor waiting for its first code; false when the user has no such factor. */
+  enableFactor?(userId: string, factorId: string): Promise<boolean>
+  /** Removes a factor with its codes and spent step; false when the user has no such factor. */
+  removeFactor?(userId: string, factorId: string): Promise<boolean>
+  /**
+   * Spends TOTP step `step` of the factor: true (and `lastUsedAt` now) only when it is later than
+   * every step the factor spent before. Of concurrent calls with one step, on any instances, exactly
+   * one answers true: a code is spent once, and an older one never after.
+   */
+  spendTotpStep?(userId: string, factorId: string, step: number): Promise<boolean>
+  /** Spends one of the factor's unused codes by its hash: true once (`lastUsedAt` now), whatever races. */
+  spendRecoveryCode?(userId: string, factorId: string, codeHash: string): Promise<boolean>
+  /** The factor's codes become these (the old ones are void); false when the user has no such factor. */
+  replaceRecoveryCodes?(userId: string, factorId: string, codeHashes: readonly string[]): Promise<boolean>
 }

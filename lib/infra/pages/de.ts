@@ -20,6 +20,9 @@ export const de: Messages = {
     'password-change': 'Ihr Passwort',
     'password-sent': 'Prüfen Sie Ihre E-Mails',
     'password-done': 'Ihr Passwort ist gespeichert',
+    mfa: 'Bestätigung in zwei Schritten',
+    'mfa-setup': 'Bestätigung in zwei Schritten einrichten',
+    'mfa-codes': 'Ihre Wiederherstellungscodes',
   },
   signin: {
     heading: 'Anmelden',
@@ -218,6 +221,33 @@ export const de: Messages = {
       linkText: 'Öffnen Sie diesen Link, um ein neues Passwort zu wählen:',
       ignore:
         'Wenn Sie diese E-Mail nicht angefordert haben, können Sie sie ignorieren: Ihr Passwort bleibt, wie es ist.',
+    },
+  },
+  mfa: {
+    heading: 'Bestätigung in zwei Schritten',
+    totpMessage: 'Geben Sie den 6-stelligen Code aus Ihrer Authenticator-App ein.',
+    codeLabel: 'Code',
+    verify: 'Bestätigen',
+    useRecovery: 'Stattdessen einen Wiederherstellungscode verwenden',
+    recoveryLabel: 'Wiederherstellungscode',
+    usePasskey: 'Einen Passkey verwenden',
+    wrong: 'Dieser Code hat nicht funktioniert. Versuchen Sie den neuesten.',
+    ended: 'Es wurden zu viele Codes versucht: Melden Sie sich erneut an.',
+    signInAgain: 'Erneut anmelden',
+    setup: {
+      heading: 'Authenticator-App einrichten',
+      message:
+        'Scannen Sie den QR-Code mit Ihrer Authenticator-App und geben Sie dann den 6-stelligen Code ein, den sie zeigt.',
+      manual: 'Oder geben Sie diesen Schlüssel in die App ein:',
+      button: 'Einschalten',
+      wrong:
+        'Dieser Code hat nicht funktioniert. Prüfen Sie die Uhrzeit Ihres Telefons und versuchen Sie den neuesten Code.',
+    },
+    codes: {
+      heading: 'Ihre Wiederherstellungscodes',
+      message:
+        'Bewahren Sie diese sicher auf. Jeder funktioniert einmal anstelle eines Codes aus Ihrer App, falls Sie Ihr Telefon verlieren. Sie werden nicht noch einmal angezeigt.',
+      link: 'Weiter',
     },
   },
 }

@@ -1,4 +1,5 @@
 import type { HttpErrorCode, SigninPageCode } from '../errors'
+import { MFA } from './mfa-texts'
 import { PASSWORD, PASSWORD_MAIL } from './password-texts'
 
 /** The built-in pages, by view file name (views/<name>.ejs). */
@@ -14,6 +15,9 @@ export type ViewName =
   | 'password-change'
   | 'password-sent'
   | 'password-done'
+  | 'mfa'
+  | 'mfa-setup'
+  | 'mfa-codes'
 
 /**
  * A rule a new password breaks: the same strings as `PasswordReason` (lib/features/password/policy.ts),
@@ -104,6 +108,21 @@ export interface Messages {
   }
   /** The password mails, each with a line that says why it came. */
   passwordMail: Record<'signup' | 'signupExists' | 'reset', MailText & { message: string }>
+  /** The second-factor pages (`mfa`). */
+  mfa: {
+    heading: string
+    totpMessage: string
+    codeLabel: string
+    verify: string
+    useRecovery: string
+    recoveryLabel: string
+    usePasskey: string
+    wrong: string
+    ended: string
+    signInAgain: string
+    setup: { heading: string; message: string; manual: string; button: string; wrong: string }
+    codes: { heading: string; message: string; link: string }
+  }
 }
 
 const TRY_ANOTHER_ACCOUNT = 'Try signing in with a different account.'
@@ -122,6 +141,9 @@ export const en: Messages = {
     'password-change': 'Your password',
     'password-sent': 'Check your email',
     'password-done': 'Your password is saved',
+    mfa: 'Two-step verification',
+    'mfa-setup': 'Set up two-step verification',
+    'mfa-codes': 'Your recovery codes',
   },
   signin: {
     heading: 'Sign in',
@@ -214,6 +236,7 @@ export const en: Messages = {
   },
   password: PASSWORD,
   passwordMail: PASSWORD_MAIL,
+  mfa: MFA,
 }
 
 /**

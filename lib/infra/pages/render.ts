@@ -12,9 +12,11 @@ import {
   type PageModel,
   type PasswordViewData,
 } from './password-views'
+import { MFA_LOCALS, MFA_MODELS, type MfaViewData } from './mfa-views'
 
 export type { ViewName, PasswordRuleCode } from './messages'
 export type * from './password-views'
+export type * from './mfa-views'
 
 /** A provider as the sign-in page lists it (the shape of `GET /providers`, less `callbackUrl`). */
 export interface ProviderLink {
@@ -80,7 +82,7 @@ export interface EmailConfirmData {
   readonly askPassword?: { readonly label: string; readonly wrongPassword?: string }
 }
 
-export interface ViewData extends PasswordViewData {
+export interface ViewData extends PasswordViewData, MfaViewData {
   signin: SigninData
   signout: SignoutData
   error: ErrorData
@@ -144,6 +146,7 @@ const LOCALS: Readonly<Record<ViewName | 'layout', readonly string[]>> = {
   'verify-request': ['t', 'fmt', 'site', 'siteName'],
   'email-confirm': ['t', 'fmt', 'action', 'token', 'email', 'callbackUrl', 'csrfToken', 'askPassword'],
   ...PASSWORD_LOCALS,
+  ...MFA_LOCALS,
 }
 
 const MODELS: Models = {
@@ -183,6 +186,7 @@ const MODELS: Models = {
     locals: { action, token, email, callbackUrl, csrfToken, askPassword: askPassword ?? null },
   }),
   ...PASSWORD_MODELS,
+  ...MFA_MODELS,
 }
 
 /** Pages whose HTML holds a CSRF token or an e-mail link's token: never kept by any cache. */
@@ -194,6 +198,9 @@ const CARRIES_TOKEN: ReadonlySet<ViewName> = new Set<ViewName>([
   'password-forgot',
   'password-reset',
   'password-change',
+  'mfa',
+  'mfa-setup',
+  'mfa-codes',
 ])
 
 /**
@@ -235,6 +242,9 @@ const TEMPLATES: Readonly<Record<ViewName, ejs.TemplateFunction>> = Object.freez
   'password-change': compileView('password-change'),
   'password-sent': compileView('password-sent'),
   'password-done': compileView('password-done'),
+  mfa: compileView('mfa'),
+  'mfa-setup': compileView('mfa-setup'),
+  'mfa-codes': compileView('mfa-codes'),
 })
 
 /** The pages need nothing but their own stylesheet: no script at all, no frames, no base. */

@@ -1,0 +1,126 @@
+import type { Context } from '../../core/context'
+import { field, showPage } from '../../core/show-page'
+import { resumeSignIn } from '../../core/sign-in/complete'
+import type { StoredFactor } from '../accounts/store'
+import { enabledFactors, factorInfo, spendRecovery, spendTotp } from './factor-store'
+import { endPending, readPending, writePending, type Pending } from './pending'
+import { PENDING_TRIES, type MfaRuntime } from './runtime'
+
+/** The longest code read: a recovery code typed with spaces and dashes fits many times over. */
+const CODE_MAX = 64
+
+/**
+ * `GET /mfa`: the second factor is due. The user's factors (a code field, a recovery code, a
+ * passkey button); no pending sign-in in this browser (another browser, after 5 minutes, already
+ * used): the sign-in page.
+ */
+export async function secondFactorPage(ctx: Context, runtime: MfaRuntime): Promise<void> {
+  const pending = readPending(ctx, runtime)
+  if (pending === null) return startOver(ctx, runtime)
+  const factors = await enabledFactors(runtime, pending.held.userId)
+  // `always` and nothing enrolled yet: the authenticator app is set up first.
+  if (factors.length === 0 && runtime.totp !== null)
+    return ctx.redirect(ctx.serviceUrl('/mfa/setup', { callbackUrl: pending.held.input.callbackUrl }))
+  await showSecondFactor(ctx, runtime, pending, factors, 200)
+}
+
+/**
+ * `POST /mfa/verify` (CSRF checked): `factor` (`totp` or `recovery`) and `code`. The right code
+ * makes the session the first factor began (its `amr` gains the second's, and `mfa`); a wrong one
+ * shows the page again, and the fifth wrong one of a pending sign-in, or a user's tenth in 15
+ * minutes on any instance, ends it. A pending sign-in makes one session at most.
+ */
+export async function verifySecondFactor(ctx: Context, runtime: MfaRuntime): Promise<void> {
+  const pending = readPending(ctx, runtime)
+  if (pending === null) return startOver(ctx, runtime)
+  const { userId } = pending.held
+  // Counted before judging, on every instance: a pending sign-in gets 5 codes judged, a user 10 in
+  // 15 minutes over all of theirs; past either, no code is judged.
+  const [mine, theirs] = await Promise.all([
+    runtime.pendingAttempts.consume(pending.id),
+    runtime.userAttempts.consume(userId),
+  ])
+  const factors = await enabledFactors(runtime, userId)
+  if (mine !== null || theirs !== null) return ended(ctx, runtime, pending, factors)
+  const kind = ctx.body.factor === 'recovery' ? 'recovery' : 'totp'
+  const code = field(ctx, 'code', CODE_MAX) ?? ''
+  const factor =
+    kind === 'totp'
+      ? await spendTotp(runtime, userId, factors, code)
+      : await spendRecovery(runtime, userId, factors, code)
+  if (factor === null) return wrongCode(ctx, runtime, pending, factors)
+  // Spent once: a copy of this browser's cookie cannot make a second session with the next code.
+  if ((await runtime.spent.consume(pending.id)) !== null) return startOver(ctx, runtime)
+  endPending(ctx)
+  if (factor.type === 'recovery') await recoveryUsed(ctx, runtime, userId, factor)
+  ctx.svc.log(
+    'info',
+    'mfa.verified',
+    `a second factor (${factor.type}) completed a sign-in`,
+    ctx.svc.userForLog(userId),
+  )
+  await resumeSignIn(ctx, pending.held, ['otp', 'mfa'])
+}
+
+/** A wrong code: the page again, or after the fifth the pending sign-in ends. */
+async function wrongCode(ctx: Context, runtime: MfaRuntime, pending: Pending, factors: StoredFactor[]): Promise<void> {
+  ctx.svc.log('info', 'mfa.failed', 'a wrong second-factor code', ctx.svc.userForLog(pending.held.userId))
+  const tries = pending.tries + 1
+  if (tries >= PENDING_TRIES) return ended(ctx, runtime, pending, factors)
+  writePending(ctx, runtime, { ...pending, tries })
+  return showSecondFactor(ctx, runtime, pending, factors, 401, 'wrong')
+}
+
+async function ended(ctx: Context, runtime: MfaRuntime, pending: Pending, factors: StoredFactor[]): Promise<void> {
+  endPending(ctx)
+  ctx.svc.log(
+    'warn',
+    'mfa.ended',
+    'too many second-factor codes: the pending sign-in ended',
+    ctx.svc.userForLog(pending.held.userId),
+  )
+  return showSecondFactor(ctx, runtime, pending, factors, 401, 'ended')
+}
+
+async function recoveryUsed(ctx: Context, runtime: MfaRuntime, userId: string, factor: StoredFactor): Promise<void> {
+  const { codesLeft } = factorInfo(factor)
+  ctx.svc.log(
+    'warn',
+    'mfa.recovery_used',
+    `a recovery code was used; ${codesLeft ?? 0} left`,
+    ctx.svc.userForLog(userId),
+  )
+  await ctx.emit('recoveryCodeUsed', ctx.svc.config.events.recoveryCodeUsed, { userId, codesLeft: codesLeft ?? 0 })
+}
+
+async function showSecondFactor(
+  ctx: Context,
+  runtime: MfaRuntime,
+  pending: Pending,
+  factors: readonly StoredFactor[],
+  status: number,
+  error?: 'wrong' | 'ended',
+): Promise<void> {
+  if (ctx.jsonMode && error !== undefined)
+    return ctx.redirect(ctx.serviceUrl('/mfa', { callbackUrl: pending.held.input.callbackUrl, error }), status)
+  await showPage(ctx, status, 'mfa', {
+    base: ctx.base.href,
+    action: ctx.serviceUrl('/mfa/verify'),
+    csrfToken: ctx.csrfToken(),
+    callbackUrl: pending.held.input.callbackUrl,
+    factors: {
+      totp: factors.some(({ type }) => type === 'totp'),
+      recovery: factors.some(({ type }) => type === 'recovery'),
+      passkey: runtime.passkey !== null,
+    },
+    ...(error ? { error } : {}),
+  })
+}
+
+/** No pending sign-in here: sign in again. */
+async function startOver(ctx: Context, runtime: MfaRuntime): Promise<void> {
+  const url = new URL(runtime.config.pages.signIn ?? `${ctx.base.href}/signin`, ctx.base.origin)
+  url.searchParams.set('callbackUrl', await ctx.callbackTarget())
+  url.searchParams.set('error', 'SessionRequired')
+  ctx.redirect(url.href, 401)
+}
