@@ -208,25 +208,25 @@ describe('the e-mail link confirm page', () => {
 
 describe('the views', () => {
   const dir = path.join(__dirname, '../../views')
-  it("output no value unescaped: the layout's body is the only <%-", () => {
+  it("output no value unescaped but the layout's body and the QR code the server drew", () => {
     const raw = readdirSync(dir)
       .filter((f) => f.endsWith('.ejs'))
       .flatMap((f) => [...readFileSync(path.join(dir, f), 'utf8').matchAll(/<%-[^%]*%>/g)].map(([m]) => `${f}: ${m}`))
-    expect(raw).toEqual(['layout.ejs: <%- body %>'])
+    expect(raw).toEqual(['layout.ejs: <%- body %>', 'mfa-setup.ejs: <%- qrSvg %>'])
   })
 
   it('are compiled once, when the module loads, not per render', () => {
     jest.isolateModules(() => {
       const compile = jest.spyOn(require('ejs') as typeof import('ejs'), 'compile')
       const render = require('../../lib/infra/pages/render') as typeof import('../../lib/infra/pages/render')
-      // The layout and the eleven pages (the mails are email.ts's).
-      expect(compile).toHaveBeenCalledTimes(12)
+      // The layout and the fourteen pages (the mails are email.ts's).
+      expect(compile).toHaveBeenCalledTimes(15)
       for (let i = 0; i < 3; i++) {
         render.renderView('signin', SIGNIN)
         render.renderView('error', { code: 'NotFound', base: BASE })
         render.renderView('password-sent', { base: BASE, kind: 'reset' })
       }
-      expect(compile).toHaveBeenCalledTimes(12)
+      expect(compile).toHaveBeenCalledTimes(15)
       compile.mockRestore()
     })
   })

@@ -225,29 +225,28 @@ export const de: Messages = {
   },
   mfa: {
     heading: 'Bestätigung in zwei Schritten',
-    totpMessage: 'Geben Sie den 6-stelligen Code aus Ihrer Authenticator-App ein.',
-    codeLabel: 'Code',
-    verify: 'Bestätigen',
-    useRecovery: 'Stattdessen einen Wiederherstellungscode verwenden',
+    message: 'Geben Sie den 6-stelligen Code aus Ihrer Authenticator-App ein.',
+    codeLabel: 'Code aus Ihrer Authenticator-App',
+    button: 'Bestätigen',
+    useRecoveryCode: 'Einen Wiederherstellungscode verwenden',
     recoveryLabel: 'Wiederherstellungscode',
-    usePasskey: 'Einen Passkey verwenden',
-    wrong: 'Dieser Code hat nicht funktioniert. Versuchen Sie den neuesten.',
-    ended: 'Es wurden zu viele Codes versucht: Melden Sie sich erneut an.',
-    signInAgain: 'Erneut anmelden',
+    recoveryButton: 'Wiederherstellungscode bestätigen',
+    withPasskey: 'Einen Passkey verwenden',
+    wrong: 'Dieser Code hat nicht funktioniert.',
+    ended: 'Zu viele falsche Codes: Melden Sie sich erneut an.',
+    signIn: 'Anmelden',
     setup: {
       heading: 'Authenticator-App einrichten',
-      message:
-        'Scannen Sie den QR-Code mit Ihrer Authenticator-App und geben Sie dann den 6-stelligen Code ein, den sie zeigt.',
-      manual: 'Oder geben Sie diesen Schlüssel in die App ein:',
+      scan: 'Scannen Sie diesen QR-Code mit Ihrer Authenticator-App.',
+      manual: 'Oder geben Sie diesen Schlüssel von Hand in der App ein:',
+      codeLabel: 'Der 6-stellige Code, den die App anzeigt',
       button: 'Einschalten',
-      wrong:
-        'Dieser Code hat nicht funktioniert. Prüfen Sie die Uhrzeit Ihres Telefons und versuchen Sie den neuesten Code.',
     },
     codes: {
       heading: 'Ihre Wiederherstellungscodes',
       message:
-        'Bewahren Sie diese sicher auf. Jeder funktioniert einmal anstelle eines Codes aus Ihrer App, falls Sie Ihr Telefon verlieren. Sie werden nicht noch einmal angezeigt.',
-      link: 'Weiter',
+        'Jeder Code funktioniert einmal, anstelle eines Codes aus Ihrer Authenticator-App. Bewahren Sie sie sicher auf: Sie werden nicht noch einmal angezeigt.',
+      continue: 'Weiter',
     },
   },
 }

@@ -108,20 +108,23 @@ export interface Messages {
   }
   /** The password mails, each with a line that says why it came. */
   passwordMail: Record<'signup' | 'signupExists' | 'reset', MailText & { message: string }>
-  /** The second-factor pages (`mfa`). */
+  /** The second-factor pages: the code asked at sign-in, an authenticator app's set-up, the recovery codes. */
   mfa: {
     heading: string
-    totpMessage: string
+    message: string
     codeLabel: string
-    verify: string
-    useRecovery: string
+    button: string
+    /** The recovery code's form, folded under this text when the app's code is asked too. */
+    useRecoveryCode: string
     recoveryLabel: string
-    usePasskey: string
+    recoveryButton: string
+    withPasskey: string
     wrong: string
+    /** Too many wrong codes: the sign-in is over; `signIn` is the link to start again. */
     ended: string
-    signInAgain: string
-    setup: { heading: string; message: string; manual: string; button: string; wrong: string }
-    codes: { heading: string; message: string; link: string }
+    signIn: string
+    setup: { heading: string; scan: string; manual: string; codeLabel: string; button: string }
+    codes: { heading: string; message: string; continue: string }
   }
 }
 

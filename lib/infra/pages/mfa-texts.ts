@@ -1,29 +1,31 @@
 /**
- * The English texts of the second-factor pages (`mfa`): `en.mfa` in ./messages.ts, which types them
- * (this file imports nothing, so the two never import each other).
+ * The English texts of the second-factor pages (`mfa`, `mfa-setup`, `mfa-codes`): `en.mfa` in
+ * ./messages.ts, which types them (this file imports nothing, so the two never import each other).
  */
+
 export const MFA = {
   heading: 'Two-step verification',
-  totpMessage: 'Enter the 6-digit code from your authenticator app.',
-  codeLabel: 'Code',
-  verify: 'Verify',
-  useRecovery: 'Use a recovery code instead',
+  message: 'Enter the 6-digit code from your authenticator app.',
+  codeLabel: 'Code from your authenticator app',
+  button: 'Verify',
+  useRecoveryCode: 'Use a recovery code',
   recoveryLabel: 'Recovery code',
-  usePasskey: 'Use a passkey',
-  wrong: 'That code did not work. Try the newest one.',
-  ended: 'Too many codes were tried: sign in again.',
-  signInAgain: 'Sign in again',
+  recoveryButton: 'Verify recovery code',
+  withPasskey: 'Use a passkey',
+  wrong: 'That code did not work.',
+  ended: 'Too many wrong codes: sign in again.',
+  signIn: 'Sign in',
   setup: {
     heading: 'Set up your authenticator app',
-    message: 'Scan the QR code with your authenticator app, then enter the 6-digit code it shows.',
-    manual: 'Or type this key into the app:',
+    scan: 'Scan this QR code with your authenticator app.',
+    manual: 'Or enter this key in the app by hand:',
+    codeLabel: 'The 6-digit code the app shows',
     button: 'Turn on',
-    wrong: 'That code did not work. Check the time on your phone and try the newest code.',
   },
   codes: {
     heading: 'Your recovery codes',
     message:
-      'Keep these somewhere safe. Each works once, in place of a code from your app, if you lose your phone. They will not be shown again.',
-    link: 'Continue',
+      'Each code works once, in place of a code from your authenticator app. Keep them somewhere safe: they will not be shown again.',
+    continue: 'Continue',
   },
 }

@@ -1,39 +1,40 @@
 import type { Messages } from './messages'
-import type { PageModel } from './password-views'
+import { keepingCallback, type PageModel } from './password-views'
 
 /**
- * The second-factor pages (`mfa`): their data, and the models ./render.ts gives their views
- * (views/mfa*.ejs). Every text comes from `Messages`.
+ * The second-factor pages: their data, and the models ./render.ts gives their views
+ * (views/mfa*.ejs). The routes code against the field names of the forms: `csrfToken`,
+ * `callbackUrl`, `factor` (`totp` or `recovery`) and `code`.
  */
 
-/** `{base}/mfa`: the second factor of a sign-in is due. */
-export interface MfaData {
+/** `base`: the service URL. Every form posts the CSRF token and where to go afterwards. */
+interface MfaForm {
   readonly base: string
-  /** Absolute URL of `{base}/mfa/verify`. */
+  /** Absolute URL the form posts to. */
   readonly action: string
   readonly csrfToken: string
   readonly callbackUrl: string
-  /** What the user can answer with. */
+}
+
+/** `GET {base}/mfa`: the second factor is due. `action`: `{base}/mfa/verify`. */
+export interface MfaData extends MfaForm {
+  /** The user's ways to give it; the page offers each one that is true. */
   readonly factors: { readonly totp: boolean; readonly recovery: boolean; readonly passkey: boolean }
-  /** `wrong`: the last code did not work; `ended`: too many did not, the sign-in starts again. */
+  /** `wrong`: the last code did not match. `ended`: too many did; only a link to sign in again is left. */
   readonly error?: 'wrong' | 'ended'
 }
 
-/** `{base}/mfa/setup`: an authenticator app is set up. */
-export interface MfaSetupData {
-  readonly base: string
-  /** Absolute URL of `{base}/mfa/totp/confirm`. */
-  readonly action: string
-  readonly csrfToken: string
-  readonly callbackUrl: string
-  /** The QR code of the otpauth URI, an SVG document drawn by the server (trusted markup). */
+/** `GET {base}/mfa/setup`: an authenticator app enrolled. `action`: `{base}/mfa/totp/confirm`. */
+export interface MfaSetupData extends MfaForm {
+  /** An SVG document the server drew from the otpauth URI: trusted markup, written as it is. */
   readonly qrSvg: string
-  /** The secret in base32, for typing in. */
+  /** The TOTP secret in base32, shown for typing into the app by hand. */
   readonly secret: string
+  /** The code sent did not match. */
   readonly error?: 'wrong'
 }
 
-/** The recovery codes, shown once. */
+/** The recovery codes, shown once, after enrolment or after they were replaced. */
 export interface MfaCodesData {
   readonly base: string
   readonly codes: readonly string[]
@@ -48,40 +49,52 @@ export interface MfaViewData {
 
 type MfaModels = { readonly [V in keyof MfaViewData]: (t: Messages, data: MfaViewData[V]) => PageModel }
 
+const FORM_LOCALS = ['t', 'action', 'csrfToken', 'callbackUrl'] as const
+
 /** What each view may use (strict mode: anything else throws). */
 export const MFA_LOCALS: Readonly<Record<keyof MfaViewData, readonly string[]>> = {
-  mfa: ['t', 'action', 'csrfToken', 'callbackUrl', 'factors', 'problem', 'ended', 'signInUrl'],
-  'mfa-setup': ['t', 'action', 'csrfToken', 'callbackUrl', 'qrSvg', 'secret', 'problem'],
+  mfa: [...FORM_LOCALS, 'factors', 'problem', 'signInUrl'],
+  'mfa-setup': [...FORM_LOCALS, 'qrSvg', 'secret', 'problem'],
   'mfa-codes': ['t', 'codes', 'continueUrl'],
 }
 
+function form({ action, csrfToken, callbackUrl }: MfaForm) {
+  return { action, csrfToken, callbackUrl }
+}
+
+/** The secret in groups of four, as authenticator apps show and accept it ("JBSW Y3DP …"). */
+export function groupedSecret(secret: string): string {
+  const groups: string[] = []
+  for (let i = 0; i < secret.length; i += 4) groups.push(secret.slice(i, i + 4))
+  return groups.join(' ')
+}
+
 export const MFA_MODELS: MfaModels = {
-  mfa: (t, { base, action, csrfToken, callbackUrl, factors, error }) => ({
-    title: t.titles.mfa,
-    locals: {
-      action,
-      csrfToken,
-      callbackUrl,
-      factors: { totp: factors.totp, recovery: factors.recovery, passkey: factors.passkey },
-      problem: error === 'wrong' ? t.mfa.wrong : error === 'ended' ? t.mfa.ended : undefined,
-      ended: error === 'ended',
-      signInUrl: `${base}/signin?${new URLSearchParams({ callbackUrl }).toString()}`,
-    },
-  }),
-  'mfa-setup': (t, { action, csrfToken, callbackUrl, qrSvg, secret, error }) => ({
+  mfa: (t, data) => {
+    const { totp, recovery, passkey } = data.factors
+    // Ended: the sign-in is over, so no form is offered; the link starts a new one toward the same place.
+    const ended = data.error === 'ended'
+    return {
+      title: t.titles.mfa,
+      locals: {
+        ...form(data),
+        factors: ended ? { totp: false, recovery: false, passkey: false } : { totp, recovery, passkey },
+        problem: ended ? t.mfa.ended : data.error === 'wrong' ? t.mfa.wrong : undefined,
+        signInUrl: ended ? keepingCallback(`${data.base}/signin`, data.callbackUrl) : undefined,
+      },
+    }
+  },
+  'mfa-setup': (t, data) => ({
     title: t.titles['mfa-setup'],
     locals: {
-      action,
-      csrfToken,
-      callbackUrl,
-      qrSvg,
-      // Grouped by four for typing; the app ignores the spaces.
-      secret: secret.replace(/(.{4})(?=.)/g, '$1 '),
-      problem: error === 'wrong' ? t.mfa.setup.wrong : undefined,
+      ...form(data),
+      qrSvg: data.qrSvg,
+      secret: groupedSecret(data.secret),
+      problem: data.error === 'wrong' ? t.mfa.wrong : undefined,
     },
   }),
   'mfa-codes': (t, { codes, continueUrl }) => ({
     title: t.titles['mfa-codes'],
-    locals: { codes: [...codes], continueUrl },
+    locals: { codes, continueUrl },
   }),
 }

@@ -3,6 +3,7 @@ import path from 'node:path'
 import * as ejs from 'ejs'
 import { en, errorText, format, signinAlert, type Messages, type ViewName } from './messages'
 import { brandOf } from './brands'
+import { MFA_LOCALS, MFA_MODELS, type MfaViewData } from './mfa-views'
 import {
   identifierField,
   keepingCallback,
@@ -12,7 +13,6 @@ import {
   type PageModel,
   type PasswordViewData,
 } from './password-views'
-import { MFA_LOCALS, MFA_MODELS, type MfaViewData } from './mfa-views'
 
 export type { ViewName, PasswordRuleCode } from './messages'
 export type * from './password-views'
@@ -189,7 +189,7 @@ const MODELS: Models = {
   ...MFA_MODELS,
 }
 
-/** Pages whose HTML holds a CSRF token or an e-mail link's token: never kept by any cache. */
+/** Pages whose HTML holds a CSRF token, an e-mail link's token or a second factor's secret: never cached. */
 const CARRIES_TOKEN: ReadonlySet<ViewName> = new Set<ViewName>([
   'signin',
   'signout',
