@@ -60,6 +60,12 @@ export interface Feature extends SessionLifecycle {
    * the ones their store keeps.
    */
   readonly waysIn?: WaysIn
+  /**
+   * Before a signed-in user changes their ways in (accounts' `POST /unlink`): true when the change
+   * may go on; false when the feature answered the request itself (password(): unlinking a password
+   * asks for it, so that a copied session cookie cannot swap the password for one of its own).
+   */
+  readonly guardWayIn?: (ctx: Context, record: SessionRecord, change: WayInChange) => Promise<boolean>
   /** Erasure (accounts' `deleteUser`): forgets what it keeps of this user; the sessions are ended by the core. */
   readonly userDeleted?: (userId: string) => Promise<void>
 }
@@ -72,6 +78,12 @@ export interface WayIn {
   readonly label: string | null
   readonly linkedAt: Date
   readonly lastUsedAt: Date | null
+}
+
+/** A change of a user's ways in that a feature may guard. */
+export interface WayInChange {
+  readonly kind: 'unlink'
+  readonly way: WayIn
 }
 
 export interface WaysIn {

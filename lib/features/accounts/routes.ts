@@ -1,7 +1,7 @@
 import type { Context } from '../../core/context'
 import type { SessionRecord } from '../../infra/config/types'
 import { clearLinkState, LINK_SECONDS, readLinkState, writeLinkState } from './link-cookie'
-import { unlinkWayIn } from './manage'
+import { listWaysIn, unlinkWayIn } from './manage'
 import type { AccountsRuntime } from './runtime'
 
 /**
@@ -74,11 +74,16 @@ export function startLink(runtime: AccountsRuntime): (ctx: Context) => Promise<b
 export async function unlink(ctx: Context, runtime: AccountsRuntime): Promise<void> {
   const record = await ctx.svc.sessions.read(ctx.sessionCookie())
   if (record === null || !recent(record, runtime)) return signInFirst(ctx, record, runtime, 'an unlink')
-  const accountId = ctx.body.accountId
-  const result =
-    typeof accountId === 'string' && accountId !== '' && accountId.length <= 1024
-      ? await unlinkWayIn(runtime, ctx.svc, record.userId, accountId)
-      : 'missing'
+  const given = ctx.body.accountId
+  const accountId = typeof given === 'string' && given !== '' && given.length <= 1024 ? given : null
+  const way =
+    accountId === null
+      ? undefined
+      : (await listWaysIn(runtime, ctx.svc, record.userId)).find(({ id }) => id === accountId)
+  if (way === undefined || accountId === null) return ctx.redirectToError('Default', 404)
+  for (const feature of ctx.svc.features)
+    if (feature.guardWayIn && !(await feature.guardWayIn(ctx, record, { kind: 'unlink', way }))) return
+  const result = await unlinkWayIn(runtime, ctx.svc, record.userId, accountId)
   if (result === 'last') return ctx.redirectToError('LastSignInMethod', 409)
   if (result === 'missing') return ctx.redirectToError('Default', 404)
   ctx.redirect(await ctx.callbackTarget())

@@ -1,4 +1,5 @@
 import type { Context } from '../../core/context'
+import type { WayInChange } from '../../core/feature'
 import type { SessionRecord } from '../../infra/config/types'
 import { sendRedirect } from '../../infra/http/reply'
 import { clientKey } from '../../infra/http/client-key'
@@ -8,6 +9,7 @@ import { passwordAccount } from './new-user'
 import type { StoredAccount, User } from '../accounts/store'
 import { emailIdentifier } from '../email/address'
 import { hashingBusy } from './answers'
+import { knownDevice } from './device'
 import { readIdentifier } from './identifier'
 import { judgePassword } from './judge'
 import { field, showPage } from '../../core/show-page'
@@ -102,6 +104,36 @@ async function add(ctx: Context, runtime: PasswordRuntime, me: Who, password: st
   await changed(ctx, me, true)
 }
 
+/**
+ * accounts' `POST /unlink` of the password itself asks for it (`currentPassword`): a copied
+ * session cookie could otherwise unlink the password and add one of its own (adding a first
+ * password needs only a recent sign-in). Wrong or missing: AccessDenied (403), nothing unlinked.
+ */
+export async function guardUnlink(
+  ctx: Context,
+  runtime: PasswordRuntime,
+  record: SessionRecord,
+  change: WayInChange,
+): Promise<boolean> {
+  if (change.way.type !== 'credentials' || change.way.provider !== runtime.provider.id) return true
+  const account = (await runtime.accounts.call((store) => store.listAccounts(record.userId))).find(
+    ({ id }) => id === change.way.id,
+  )
+  if (account === undefined) return true
+  const current = field(ctx, 'currentPassword', 4 * runtime.provider.maxLength + 4) ?? ''
+  const judged = current === '' ? 'wrong' : await currentMatches(ctx, runtime, account, normalizePassword(current))
+  if (judged === 'busy') return hashingBusy(ctx)
+  if (judged === 'right') return true
+  ctx.svc.log(
+    'warn',
+    'password.unlink_refused',
+    'unlinking a password was refused: the current password was wrong or missing',
+    ctx.svc.userForLog(record.userId),
+  )
+  ctx.redirectToError('AccessDenied', 403)
+  return false
+}
+
 /** The current password, judged as a sign-in judges it: throttled, counted, held to the refusal floor. */
 async function currentMatches(
   ctx: Context,
@@ -111,14 +143,16 @@ async function currentMatches(
 ): Promise<'right' | 'wrong' | 'busy'> {
   const key = accountKey(runtime, account.subject)
   const client = clientKey(ctx.req.ip)
-  const pace = await runtime.throttle.attempt(key, client, null)
+  // The owner's known device keeps its own count: failures from elsewhere never stop a change here.
+  const device = knownDevice(ctx, runtime, key)
+  const pace = await runtime.throttle.attempt(key, client, device)
   const verdict = await judgePassword(runtime, pace === 'allowed' ? (account.passwordHash ?? null) : null, current)
   if (verdict === null) {
-    if (pace === 'allowed') await runtime.throttle.release(key, client, null)
+    if (pace === 'allowed') await runtime.throttle.release(key, client, device)
     return 'busy'
   }
   if (!verdict.ok) return 'wrong'
-  await runtime.throttle.succeeded(key, client, null)
+  await runtime.throttle.succeeded(key, client, device)
   return 'right'
 }
 

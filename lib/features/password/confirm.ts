@@ -10,6 +10,7 @@ import { normalizePassword } from './policy'
 import { showPage } from '../../core/show-page'
 import { accountKey, type PasswordRuntime } from './runtime'
 import { judgePassword } from './judge'
+import { rememberDevice } from './device'
 import { clientKey } from '../../infra/http/client-key'
 
 /** The link's values, as strings of a sane length (anything else counts as absent). */
@@ -64,8 +65,9 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
   const data = values.token && values.email ? await spendLink(runtime, 'signup', values.token, values.email) : null
   const hash = data?.h
   if (data === null || typeof hash !== 'string') return refuse(ctx)
-  // Guessing the chosen password with the link in hand is slowed as sign-in guessing is.
-  const key = accountKey(runtime, values.email)
+  // Guessing the chosen password with the link in hand is slowed as sign-in guessing is, on a count
+  // of this link's own: failed sign-ins for the address never stop its owner confirming.
+  const key = accountKey(runtime, `\u0000signup-link\u0000${values.token}`)
   const client = clientKey(ctx.req.ip)
   const typed = typeof ctx.body.password === 'string' ? ctx.body.password : ''
   const pace = await runtime.throttle.attempt(key, client, null)
@@ -104,6 +106,8 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
     )
     return ctx.redirect(ctx.serviceUrl('/signin', { callbackUrl }))
   }
+  // The mailbox is proved: this browser is a known device of the new account.
+  rememberDevice(ctx, runtime, accountKey(runtime, identifier), null)
   await completeSignIn(ctx, {
     user: { id: identifier, name, email: identifier, image: null },
     account: { provider: runtime.provider.id, type: 'credentials', providerAccountId: identifier },

@@ -4,7 +4,7 @@ import type { Feature, FeatureDefinition } from '../../core/feature'
 import { AuthError, ConfigurationError } from '../../infra/errors'
 import type { AccountsFeature } from '../accounts'
 import type { EmailFeature } from '../email'
-import { change, changePage } from './change'
+import { change, changePage, guardUnlink } from './change'
 import { confirmSignUp, showSignUpLink } from './confirm'
 import { donePage, sentPage } from './done'
 import { forgot, forgotPage, reset, resetPage } from './reset'
@@ -85,6 +85,7 @@ export const password: FeatureDefinition = {
       name: 'password',
       helpers,
       routes,
+      guardWayIn: (ctx, record, wayIn) => guardUnlink(ctx, runtime, record, wayIn),
       providers: {
         ids: new Set([runtime.provider.id]),
         // NextAuth's clients post a credentials sign-in straight to its callback; a form that posts

@@ -5,7 +5,8 @@ import { emailIdentifier } from '../email/address'
 import { hashingBusy } from './answers'
 import { linkValues, refuse } from './confirm'
 import { identifierField, readIdentifier } from './identifier'
-import { keepLink, spendLink } from './links'
+import { keepLink, restoreLink, spendLink } from './links'
+import { rememberDevice } from './device'
 import { likeASentMail, sendPasswordMail } from './mail'
 import { field, showPage } from '../../core/show-page'
 import { normalizePassword } from './policy'
@@ -70,23 +71,34 @@ export async function resetPage(ctx: Context, runtime: PasswordRuntime): Promise
 }
 
 /**
- * `POST /password/reset` (CSRF checked): the new password meets the policy (else the form again,
- * saying which rule failed; the link is not spent), is hashed, then the link is spent once and the
- * password set; every session of the user ends, on every instance, the account's throttle starts
- * again, and `passwordReset` runs. The browser then signs in with the new password.
+ * `POST /password/reset` (CSRF checked): the link is spent once, first (a made-up one costs no
+ * hashing); the new password meets the policy (else the form again, saying which rule failed, and
+ * the link is kept) and is hashed, then set; every session of the user ends, on every instance,
+ * the account's throttle starts again, this browser becomes a known device of the account, and
+ * `passwordReset` runs. The browser then signs in with the new password.
  */
 export async function reset(ctx: Context, runtime: PasswordRuntime): Promise<void> {
   const values = linkValues(ctx)
   if (!values.token || !values.email) return refuse(ctx)
-  const password = normalizePassword(field(ctx, 'password', 4 * runtime.provider.maxLength + 4) ?? '')
-  const check = await runtime.policy.check(password, { identifier: values.email })
-  if (!check.ok) return showResetForm(ctx, runtime, 400, values, check.reasons)
-  const hash = await runtime.gate.run(() => runtime.hashing.hash(password))
-  if (hash === null) return hashingBusy(ctx)
   const data = await spendLink(runtime, 'reset', values.token, values.email)
   const userId = data?.uid
   const accountId = data?.aid
-  if (typeof userId !== 'string' || typeof accountId !== 'string') return refuse(ctx)
+  if (data === null || typeof userId !== 'string' || typeof accountId !== 'string') return refuse(ctx)
+  const { e, ...kept } = data
+  const keep = async () => {
+    if (typeof e === 'number') await restoreLink(runtime, 'reset', values.token, values.email, kept, e)
+  }
+  const password = normalizePassword(field(ctx, 'password', 4 * runtime.provider.maxLength + 4) ?? '')
+  const check = await runtime.policy.check(password, { identifier: values.email })
+  if (!check.ok) {
+    await keep()
+    return showResetForm(ctx, runtime, 400, values, check.reasons)
+  }
+  const hash = await runtime.gate.run(() => runtime.hashing.hash(password))
+  if (hash === null) {
+    await keep()
+    return hashingBusy(ctx)
+  }
   // A link asked for before the password last changed (another reset, a change) is void.
   const current = (await runtime.accounts.call((store) => store.listAccounts(userId))).find(
     ({ id }) => id === accountId,
@@ -98,7 +110,12 @@ export async function reset(ctx: Context, runtime: PasswordRuntime): Promise<voi
   const account = (await runtime.accounts.call((store) => store.listAccounts(userId))).find(
     ({ id }) => id === accountId,
   )
-  if (account) await runtime.throttle.reset(accountKey(runtime, account.subject))
+  if (account) {
+    const key = accountKey(runtime, account.subject)
+    await runtime.throttle.reset(key)
+    // The mailbox is proved: this browser signs in on its own count while others keep failing.
+    rememberDevice(ctx, runtime, key, null)
+  }
   ctx.svc.log(
     'info',
     'password.reset',

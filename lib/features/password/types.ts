@@ -60,6 +60,7 @@ declare module '../../infra/logger' {
     'password.changed': true
     'password.rehashed': true
     'password.link_refused': true
+    'password.unlink_refused': true
     'password.breach_check_unavailable': true
   }
 }

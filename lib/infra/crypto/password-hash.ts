@@ -140,8 +140,12 @@ async function verifyBcrypt(stored: string, password: string): Promise<boolean> 
   const bcrypt = loadBcrypt()
   // `$2b$NN$` then 53 characters of bcrypt's base64: the cost is the two digits (checked by the caller's pattern).
   if (bcrypt === null || stored.length !== 60 || Number(stored.slice(4, 6)) > CAPS.bcryptCost) return false
-  // bcrypt reads 72 bytes at most: a longer password would match on its first 72 alone. Refused.
-  if (Buffer.byteLength(password, 'utf8') > 72) return false
+  // bcrypt reads 72 bytes at most: a longer password would match on its first 72 alone. Refused,
+  // after a comparison's work all the same: a refusal at once would tell such an account apart.
+  if (Buffer.byteLength(password, 'utf8') > 72) {
+    await bcrypt.compare('', stored)
+    return false
+  }
   return bcrypt.compare(password, stored)
 }
 
