@@ -83,6 +83,9 @@ describe("the host app's helpers", () => {
     const res = await request(app).get('/record').set('Cookie', sessionCookie(VECTORS.ada)).expect(200)
     expect(res.body.record).toMatchObject({ userId: expect.stringMatching(/.+/), user: { name: 'Ada' } })
     expect(Object.keys(res.body.record).sort()).toEqual([
+      'aal',
+      'amr',
+      'authTime',
       'createdAt',
       'data',
       'expires',
@@ -96,6 +99,8 @@ describe("the host app's helpers", () => {
     ])
     // A cookie session is in no list of devices.
     expect(res.body.record.handle).toBeNull()
+    // Sealed before sessions said how the user signed in: one factor, nothing known of it, at the sign-in.
+    expect(res.body.record).toMatchObject({ aal: 1, amr: [], authTime: res.body.record.createdAt })
     expect(new Date(res.body.record.expires).getTime()).toBeGreaterThan(new Date(res.body.record.signedInAt).getTime())
     await request(app).get('/record').set('Cookie', 'auth.session-token=%ZZ').expect(200, { record: null })
   })

@@ -66,6 +66,11 @@ export interface Feature extends SessionLifecycle {
    * asks for it, so that a copied session cookie cannot swap the password for one of its own).
    */
   readonly guardWayIn?: (ctx: Context, record: SessionRecord, change: WayInChange) => Promise<boolean>
+  /**
+   * The assurance level (1 or 2) a session of this user must have proved to change how they sign
+   * in (lib/core/assurance.ts): mfa answers 2 once the user enrolled a second factor.
+   */
+  readonly assurance?: (userId: string) => Promise<1 | 2>
   /** Erasure (accounts' `deleteUser`): forgets what it keeps of this user; the sessions are ended by the core. */
   readonly userDeleted?: (userId: string) => Promise<void>
 }

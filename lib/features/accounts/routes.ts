@@ -1,3 +1,4 @@
+import { assured } from '../../core/assurance'
 import type { Context } from '../../core/context'
 import type { SessionRecord } from '../../infra/config/types'
 import { clearLinkState, LINK_SECONDS, readLinkState, writeLinkState } from './link-cookie'
@@ -10,7 +11,12 @@ import type { AccountsRuntime } from './runtime'
  * nor remove the user's. The sign-in time is the record's `createdAt`, which renewals keep.
  */
 function recent(record: SessionRecord, runtime: AccountsRuntime): boolean {
-  return Date.now() / 1000 - record.createdAt <= runtime.linkMaxAge
+  return Date.now() / 1000 - (record.authTime ?? record.createdAt) <= runtime.linkMaxAge
+}
+
+/** Recent, and with as many factors proved as the user's changes need (a second, once enrolled: lib/core/assurance.ts). */
+async function mayChange(ctx: Context, record: SessionRecord | null, runtime: AccountsRuntime): Promise<boolean> {
+  return record !== null && recent(record, runtime) && (await assured(ctx, record))
 }
 
 /**
@@ -53,7 +59,7 @@ export function startLink(runtime: AccountsRuntime): (ctx: Context) => Promise<b
       return false
     }
     const record = await ctx.svc.sessions.read(ctx.sessionCookie())
-    if (record === null || !recent(record, runtime)) {
+    if (record === null || !(await mayChange(ctx, record, runtime))) {
       await signInFirst(ctx, record, runtime, 'a link')
       return true
     }
@@ -73,7 +79,7 @@ export function startLink(runtime: AccountsRuntime): (ctx: Context) => Promise<b
  */
 export async function unlink(ctx: Context, runtime: AccountsRuntime): Promise<void> {
   const record = await ctx.svc.sessions.read(ctx.sessionCookie())
-  if (record === null || !recent(record, runtime)) return signInFirst(ctx, record, runtime, 'an unlink')
+  if (record === null || !(await mayChange(ctx, record, runtime))) return signInFirst(ctx, record, runtime, 'an unlink')
   const given = ctx.body.accountId
   const accountId = typeof given === 'string' && given !== '' && given.length <= 1024 ? given : null
   const way =

@@ -1,6 +1,7 @@
 import { invalidCsrf } from '../../core/csrf-failure'
 import type { Feature, FeatureDefinition } from '../../core/feature'
 import type { AccountsFeature } from '../accounts'
+import { enabledFactors } from './factor-store'
 import { holdForSecondFactor } from './hold'
 import { resolveMfa } from './options'
 import { mfaHelpers, remove } from './remove'
@@ -53,6 +54,8 @@ export const mfa: FeatureDefinition = {
         for: new Set(env.config.providers.map(({ id }) => id)),
         hold: holdForSecondFactor(runtime),
       },
+      // Once a user enrolled a factor, changing how they sign in takes a session made with it.
+      assurance: async (userId) => ((await enabledFactors(runtime, userId)).length > 0 ? 2 : 1),
     }
     return feature
   },

@@ -74,6 +74,7 @@ async function signInWithPasskey(
     userId: passkey.userId,
     userKnown: true,
     callbackUrl: await ctx.callbackTarget(),
+    amr: passkeyMethods(result),
   })
 }
 
@@ -92,4 +93,14 @@ function isStoredPasskey(value: unknown, id: string): value is StoredPasskey {
     typeof passkey.user === 'object' &&
     passkey.user !== null
   )
+}
+
+/**
+ * What a passkey sign-in proved (RFC 8176): the key (`swk` for a synced passkey, `hwk` for one held
+ * by a device), and with user verification (`user`) two factors at once (`mfa`): the key owned,
+ * and the PIN or biometric that unlocked it.
+ */
+export function passkeyMethods(result: { userVerified: boolean; multiDevice: boolean }): string[] {
+  const key = result.multiDevice ? 'swk' : 'hwk'
+  return result.userVerified ? [key, 'user', 'mfa'] : [key]
 }

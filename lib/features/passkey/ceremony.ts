@@ -145,7 +145,15 @@ function knownTransports(list: unknown): string[] {
 }
 
 export type AuthenticationResult =
-  | { ok: true; counter: number; backedUp: boolean }
+  | {
+      ok: true
+      counter: number
+      backedUp: boolean
+      /** The authenticator verified its user (PIN, biometrics): something known or held, and something owned. */
+      userVerified: boolean
+      /** A synced passkey (`multiDevice`): a key kept in software across devices, not in one device's hardware. */
+      multiDevice: boolean
+    }
   | { ok: false; reason: string }
   /** The signature is good, but the counter did not go up: a cloned authenticator, perhaps. */
   | { ok: false; reason: 'counter'; counter: number }
@@ -170,7 +178,13 @@ export async function verifyAuthentication(
     const counter = info.newCounter
     if ((counter > 0 || passkey.counter > 0) && counter <= passkey.counter)
       return { ok: false, reason: 'counter', counter }
-    return { ok: true, counter, backedUp: info.credentialBackedUp }
+    return {
+      ok: true,
+      counter,
+      backedUp: info.credentialBackedUp,
+      userVerified: info.userVerified,
+      multiDevice: info.credentialDeviceType === 'multiDevice',
+    }
   } catch (error) {
     return { ok: false, reason: errorText(error) }
   }

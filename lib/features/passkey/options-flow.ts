@@ -5,6 +5,7 @@ import { hasControls } from '../../infra/logger'
 import { authenticationOptions, registrationOptions } from './ceremony'
 import type { PasskeyRuntime } from './runtime'
 import { relyingParty, startCeremony } from './challenge'
+import { assured } from '../../core/assurance'
 import { logSignInAgain, signInAgainUrl, signedInRecently } from './recent'
 
 /**
@@ -27,7 +28,7 @@ export async function passkeyOptions(ctx: Context, runtime: PasskeyRuntime): Pro
   }
   const record = await ctx.svc.sessions.read(ctx.sessionCookie())
   if (record) {
-    if (!signedInRecently(record, runtime)) {
+    if (!signedInRecently(record, runtime) || !(await assured(ctx, record))) {
       logSignInAgain(ctx, record, 'options request')
       return sendJson(ctx.res, 401, JSON.stringify({ error: 'SessionRequired', url: await signInAgainUrl(ctx) }), true)
     }

@@ -11,7 +11,7 @@ import type { PasskeyRuntime } from './runtime'
  * not read already.
  */
 export function signedInRecently(record: SessionRecord, runtime: PasskeyRuntime, grace = 0): boolean {
-  return Date.now() / 1000 - record.createdAt <= runtime.provider.registrationMaxAge + grace
+  return Date.now() / 1000 - (record.authTime ?? record.createdAt) <= runtime.provider.registrationMaxAge + grace
 }
 
 /**

@@ -5,6 +5,7 @@ import type { PasskeyRuntime } from './runtime'
 import type { StoredPasskey } from './store'
 import { completeSignIn } from '../../core/sign-in/complete'
 import { refuse, type Ceremony } from './challenge'
+import { assured } from '../../core/assurance'
 import { logSignInAgain, signInAgainUrl, signedInRecently } from './recent'
 
 /**
@@ -26,7 +27,7 @@ export async function addPasskey(
   if (userId !== undefined) {
     const record = await ctx.svc.sessions.read(ctx.sessionCookie())
     if (record?.userId !== userId) return refuse(ctx, 'a registration whose user is no longer signed in')
-    if (!signedInRecently(record, runtime, runtime.provider.challengeMaxAge)) {
+    if (!signedInRecently(record, runtime, runtime.provider.challengeMaxAge) || !(await assured(ctx, record))) {
       logSignInAgain(ctx, record, 'registration')
       return ctx.redirect(await signInAgainUrl(ctx), 401)
     }

@@ -1,3 +1,4 @@
+import { assured } from '../../core/assurance'
 import type { Context } from '../../core/context'
 import type { WayInChange } from '../../core/feature'
 import type { SessionRecord } from '../../infra/config/types'
@@ -22,6 +23,8 @@ interface Who {
   readonly user: User
   readonly account: StoredAccount | null
   readonly recent: boolean
+  /** The session proved as many factors as the user's changes need. */
+  readonly assured: boolean
 }
 
 async function who(ctx: Context, runtime: PasswordRuntime): Promise<Who | null> {
@@ -31,8 +34,10 @@ async function who(ctx: Context, runtime: PasswordRuntime): Promise<Who | null> 
   if (user === null) return null
   const accounts = await runtime.accounts.call((store) => store.listAccounts(record.userId))
   const account = accounts.find(({ provider }) => provider === runtime.provider.id) ?? null
-  const recent = Date.now() / 1000 - record.createdAt <= runtime.accounts.linkMaxAge
-  return { record, user, account, recent }
+  const recent = Date.now() / 1000 - (record.authTime ?? record.createdAt) <= runtime.accounts.linkMaxAge
+  // With a second factor enrolled, a session made with the first alone changes nothing (lib/core/assurance.ts).
+  if (!(await assured(ctx, record))) return { record, user, account, recent, assured: false }
+  return { record, user, account, recent, assured: true }
 }
 
 /** No session, or (`me` given) one too old to add a password: the sign-in page, back to this form afterwards. */
@@ -45,7 +50,7 @@ async function signInFirst(ctx: Context, runtime: PasswordRuntime, me: Who | nul
 export async function changePage(ctx: Context, runtime: PasswordRuntime): Promise<void> {
   const me = await who(ctx, runtime)
   if (me === null) return signInFirst(ctx, runtime, null)
-  if (me.account === null && !me.recent) return signInFirst(ctx, runtime, me)
+  if (!me.assured || (me.account === null && !me.recent)) return signInFirst(ctx, runtime, me)
   await showForm(ctx, runtime, me, 200, {})
 }
 
@@ -59,6 +64,7 @@ export async function changePage(ctx: Context, runtime: PasswordRuntime): Promis
 export async function change(ctx: Context, runtime: PasswordRuntime): Promise<void> {
   const me = await who(ctx, runtime)
   if (me === null) return signInFirst(ctx, runtime, null)
+  if (!me.assured) return signInFirst(ctx, runtime, me)
   const limit = 4 * runtime.provider.maxLength + 4
   const current = field(ctx, 'currentPassword', limit) ?? ''
   const password = normalizePassword(field(ctx, 'newPassword', limit) ?? '')
