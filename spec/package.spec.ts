@@ -55,7 +55,8 @@ describe('the published package', () => {
   // What an app does not configure costs it no memory (bench/README.md): nodemailer for mail it
   // sends itself, connect-redis and express-session without database sessions in Redis, and the
   // rate-limiter-flexible without Redis (the limits in memory are counters of its own), and
-  // @simplewebauthn/server (10 MB with its ASN.1 modules) without a passkey provider.
+  // @simplewebauthn/server (10 MB with its ASN.1 modules) without a passkey provider, and otpauth
+  // and qrcode without a second factor.
   it('loads only the dependencies its options use', () => {
     const loaded = (sending: string) =>
       JSON.parse(
@@ -68,7 +69,16 @@ describe('the published package', () => {
         ]),
       ) as string[]
     const itself = loaded('sendVerificationRequest() {}')
-    for (const name of ['nodemailer', 'connect-redis', 'express-session', 'ioredis', '@simplewebauthn/server', 'pg'])
+    for (const name of [
+      'nodemailer',
+      'connect-redis',
+      'express-session',
+      'ioredis',
+      '@simplewebauthn/server',
+      'pg',
+      'otpauth',
+      'qrcode',
+    ])
       expect(itself).not.toContain(name)
     expect(itself.filter((name) => name.startsWith('rate-limiter-flexible'))).toEqual([])
     expect(loaded("server: 'smtp://localhost:25'")).toContain('nodemailer')

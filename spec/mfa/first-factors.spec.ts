@@ -2,7 +2,7 @@ import { recoveryCodes, totp } from '../../lib'
 import { signInAs, startAccounts, type AccountsHarness } from '../accounts/accounts-harness'
 import { Browser } from '../support/browser'
 import { confirm, confirmForm, mailedLink, openLink } from '../support/email-harness'
-import { fromBase32 } from '../support/totp'
+import { base32Decode } from '../support/totp'
 import { codeOf, newAddress, post, startMfaService, stopAll } from './mfa-harness'
 
 /**
@@ -30,7 +30,7 @@ describe('the second factor after every first factor', () => {
     const first = new Browser(service)
     expect((await byLink(first)).headers.get('location')).toBe(`${service.origin}/welcome`)
     const { secret } = (await (await post(service, first, '/mfa/totp/setup', {}, true)).json()) as { secret: string }
-    const key = fromBase32(secret)
+    const key = base32Decode(secret)
     expect((await post(service, first, '/mfa/totp/confirm', { code: codeOf(key) }, true)).status).toBe(200)
 
     const browser = new Browser(service)
@@ -56,7 +56,7 @@ describe('the second factor after every first factor', () => {
       await signInAs(h, browser, provider, login)
       const setup = await post(h, browser, '/mfa/totp/setup', {}, true)
       const { secret } = (await setup.json()) as { secret: string }
-      const key = fromBase32(secret)
+      const key = base32Decode(secret)
       expect((await post(h, browser, '/mfa/totp/confirm', { code: codeOf(key) }, true)).status).toBe(200)
       return key
     }

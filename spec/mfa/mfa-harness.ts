@@ -1,6 +1,6 @@
 import { recoveryCodes, totp, type AuthOptions } from '../../lib'
 import type { Browser } from '../support/browser'
-import { fromBase32, totpCode } from '../support/totp'
+import { base32Decode, totp as totpCode } from '../support/totp'
 import {
   GOOD,
   signUp,
@@ -84,7 +84,7 @@ export async function post(
 }
 
 /** The code an app shows for `key` at `atMs` (now by default). */
-export const codeOf = (key: Buffer, atMs = Date.now()) => totpCode(key, atMs)
+export const codeOf = (key: Buffer, atMs = Date.now()) => totpCode(key, Math.floor(atMs / 1000))
 
 /**
  * A new user signed up with a password (the browser signed in), who enrols an authenticator app:
@@ -95,7 +95,7 @@ export async function enrolledUser(service: MfaService, browser: Browser, addres
   const setup = await post(service, browser, '/mfa/totp/setup', {}, true)
   expect(setup.status).toBe(200)
   const { uri, secret } = (await setup.json()) as { uri: string; secret: string }
-  const key = fromBase32(secret)
+  const key = base32Decode(secret)
   const confirmed = await post(service, browser, '/mfa/totp/confirm', { code: codeOf(key) }, true)
   expect(confirmed.status).toBe(200)
   const { recoveryCodes: codes } = (await confirmed.json()) as { recoveryCodes: string[] }

@@ -35,7 +35,8 @@ export async function setupPage(ctx: Context, runtime: MfaRuntime, error?: 'wron
     action: ctx.serviceUrl('/mfa/totp/confirm'),
     csrfToken: ctx.csrfToken(),
     callbackUrl: await callbackOf(ctx, who),
-    qrSvg: await qrSvg(uri),
+    // Our own URI, a few hundred characters: drawn always (an empty box if the encoder ever refused).
+    qrSvg: qrSvg(uri) ?? '',
     secret,
     ...(error ? { error } : {}),
   })

@@ -2,6 +2,8 @@ import { createRequire } from 'node:module'
 import type * as Nodemailer from 'nodemailer'
 import type * as ConnectRedis from 'connect-redis'
 import type * as Flexible from 'rate-limiter-flexible'
+import type * as OTPAuth from 'otpauth'
+import type * as QRCode from 'qrcode'
 
 // Dependencies that only some configurations use, loaded when one first does, so that an app pays
 // in memory only for what it configured (measured at start-up beside bare Express: nodemailer
@@ -26,3 +28,16 @@ export const rateLimiterRedis = (): typeof Flexible.RateLimiterRedis =>
   load('rate-limiter-flexible/lib/RateLimiterRedis') as typeof Flexible.RateLimiterRedis
 export const rateLimiterRes = (): typeof Flexible.RateLimiterRes =>
   load('rate-limiter-flexible/lib/RateLimiterRes') as typeof Flexible.RateLimiterRes
+
+/**
+ * otpauth (its Node build, on node:crypto): for authenticator-app codes (lib/infra/crypto/totp.ts),
+ * so that an app without a second factor never loads it.
+ */
+export const otpauth = (): typeof OTPAuth => load('otpauth') as typeof OTPAuth
+
+/**
+ * qrcode's encoder alone, for lib/infra/pages/qr-svg.ts: the package's index also loads its PNG
+ * (pngjs) and terminal renderers, which the SVG is drawn without. `create` is the index's own export.
+ */
+export const qrcodeEncoder = (): Pick<typeof QRCode, 'create'> =>
+  load('qrcode/lib/core/qrcode') as Pick<typeof QRCode, 'create'>
