@@ -31,10 +31,14 @@ export {
 export type {
   AccountStore,
   AccountType,
+  AddFactorResult,
   CreateUserResult,
+  FactorMethods,
+  FactorType,
   IdentityKey,
   LinkAccountResult,
   StoredAccount,
+  StoredFactor,
   UnlinkAccountResult,
   User,
 } from './features/accounts/store'

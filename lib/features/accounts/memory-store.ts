@@ -1,3 +1,4 @@
+import { memoryFactors } from './memory-factors'
 import type { AccountStore, IdentityKey, StoredAccount, User } from './store'
 
 /** What marks a store as memoryAccounts(), so that the feature can warn that it is one. */
@@ -22,6 +23,7 @@ export function memoryAccounts(): AccountStore {
   const identities = new Map<string, StoredAccount>()
   /** By lower-case verified address, the user's id. */
   const addresses = new Map<string, string>()
+  const { forget, ...factors } = memoryFactors((userId) => users.has(userId))
 
   function keep(account: StoredAccount): StoredAccount {
     const kept = copyAccount(account)
@@ -90,9 +92,11 @@ export function memoryAccounts(): AccountStore {
       const address = verifiedAddress(user)
       if (address !== null && addresses.get(address) === userId) addresses.delete(address)
       accounts.delete(userId)
+      forget(userId)
       users.delete(userId)
       return true
     },
+    ...factors,
   }
   return Object.freeze(store)
 }
