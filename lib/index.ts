@@ -41,10 +41,14 @@ export {
 export type {
   AccountStore,
   AccountType,
+  AddFactorResult,
   CreateUserResult,
+  FactorMethods,
+  FactorType,
   IdentityKey,
   LinkAccountResult,
   StoredAccount,
+  StoredFactor,
   UnlinkAccountResult,
   User,
 } from './features/accounts/store'

@@ -1,5 +1,12 @@
 import { randomBuffer } from '../infra/crypto/random'
-import type { AccountStore, IdentityKey, StoredAccount, User } from '../features/accounts/store'
+import type {
+  AccountStore,
+  FactorMethods,
+  IdentityKey,
+  StoredAccount,
+  StoredFactor,
+  User,
+} from '../features/accounts/store'
 import type { TestFramework } from './types'
 
 /** A random id part (hex: one spelling in any case). */
@@ -41,6 +48,26 @@ export function sampleAccount(userId: string, changes: Partial<StoredAccount> = 
   }
 }
 
+/** A TOTP factor of `userId` awaiting its first code, with a fresh id and a fresh sealed secret. */
+export function sampleFactor(userId: string, changes: Partial<StoredFactor> = {}): StoredFactor {
+  return {
+    id: `factor-${randomPart()}`,
+    userId,
+    type: 'totp',
+    label: 'Phone',
+    secret: `sealed.${randomPart()}.${randomPart()}`,
+    enabled: false,
+    createdAt: at(1_000),
+    lastUsedAt: null,
+    codesLeft: 0,
+    ...changes,
+  }
+}
+
+/** Fresh recovery code hashes (base64url-shaped: stores keep them as they are). */
+export const sampleCodeHashes = (count: number): string[] =>
+  Array.from({ length: count }, () => randomBuffer(32).toString('base64url'))
+
 /** A fresh PHC-shaped string: stores keep a hash as it is and never read it. */
 export const sampleHash = (): string => `$argon2id$v=19$m=19456,t=2,p=1$${randomPart()}$${randomPart()}${randomPart()}`
 
@@ -60,6 +87,34 @@ export function passwordSetter(store: AccountStore): NonNullable<AccountStore['s
   return store.setPasswordHash ? (userId, accountId, hash) => store.setPasswordHash!(userId, accountId, hash) : null
 }
 
+const FACTOR_METHODS = [
+  'addFactor',
+  'listFactors',
+  'enableFactor',
+  'removeFactor',
+  'spendTotpStep',
+  'spendRecoveryCode',
+  'replaceRecoveryCodes',
+] as const satisfies ReadonlyArray<keyof FactorMethods>
+
+/**
+ * The store's factor methods, or null for a store without second factors (they are optional as a
+ * set: such a store serves everything but `mfa()`, and the factor cases do not apply to it).
+ */
+export function factorMethods(store: AccountStore): FactorMethods | null {
+  const s = store
+  if (!FACTOR_METHODS.every((name) => typeof s[name] === 'function')) return null
+  return {
+    addFactor: (factor, codeHashes) => s.addFactor!(factor, codeHashes),
+    listFactors: (userId) => s.listFactors!(userId),
+    enableFactor: (userId, factorId) => s.enableFactor!(userId, factorId),
+    removeFactor: (userId, factorId) => s.removeFactor!(userId, factorId),
+    spendTotpStep: (userId, factorId, step) => s.spendTotpStep!(userId, factorId, step),
+    spendRecoveryCode: (userId, factorId, codeHash) => s.spendRecoveryCode!(userId, factorId, codeHash),
+    replaceRecoveryCodes: (userId, factorId, codeHashes) => s.replaceRecoveryCodes!(userId, factorId, codeHashes),
+  }
+}
+
 /**
  * The store as the suite reads it. "No hash" has two spellings, null and no field at all (an app's
  * store that keeps no passwords); the suite's accounts say null, so an absent one is read as null.
@@ -69,6 +124,7 @@ export function readingNoHashAsNull(store: AccountStore): AccountStore {
   const account = <T extends StoredAccount | null>(found: T): T =>
     found === null || found.passwordHash !== undefined ? found : { ...found, passwordHash: null }
   const setPasswordHash = passwordSetter(store)
+  const factors = factorMethods(store)
   return {
     findAccount: async (identity) => account(await store.findAccount(identity)),
     getUser: (userId) => store.getUser(userId),
@@ -87,6 +143,7 @@ export function readingNoHashAsNull(store: AccountStore): AccountStore {
     touchAccount: (userId, accountId, at) => store.touchAccount(userId, accountId, at),
     deleteUser: (userId) => store.deleteUser(userId),
     ...(setPasswordHash ? { setPasswordHash } : {}),
+    ...factors,
   }
 }
 

@@ -9,6 +9,7 @@ import {
   userWithAccount,
   type Rules,
 } from './account-samples'
+import { describeAccountFactors } from './account-factors'
 import { describePasswordHashes } from './account-passwords'
 import { describeAccountRaces } from './account-races'
 import { describeAccountRemovals } from './account-removals'
@@ -21,7 +22,9 @@ import type { TestFramework } from './types'
  * case) belongs to one user at most; a refused call creates nothing; and these hold under concurrent
  * calls. A store with `setPasswordHash` (one that serves `password()`) is also held to the password
  * cases: the hash kept, given back, and set on the user's own account alone, never bringing back
- * what an unlink or deleteUser removed; a store without it is not. `makeStore` gives a store for
+ * what an unlink or deleteUser removed; a store without it is not. A store with the factor methods
+ * (one that serves `mfa()`) is held to the factor cases: each step and code spent once, whatever
+ * the timing, and factors gone with their user. `makeStore` gives a store for
  * each test; every id the suite uses is fresh and random, so the store may be one shared database.
  */
 export function describeAccountStoreContract(
@@ -40,6 +43,7 @@ export function describeAccountStoreContract(
     describe('under concurrent calls', () => describeAccountRaces(rules))
     describe('unlinking, touching and deleting', () => describeAccountRemovals(rules))
     describe('password hashes (stores with setPasswordHash)', () => describePasswordHashes(rules))
+    describe('second factors (stores with the factor methods)', () => describeAccountFactors(rules))
   })
 }
 

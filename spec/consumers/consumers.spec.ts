@@ -185,7 +185,9 @@ describe('apps that install the tarball', () => {
       'passportStrategy',
       'password',
       'postgresAccounts',
+      'recoveryCodes',
       'redisAccounts',
+      'totp',
     ]
     expect(JSON.parse(output)).toEqual({
       imported: [...runtime, 'redisSessionStore'].sort(),

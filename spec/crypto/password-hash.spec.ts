@@ -58,16 +58,22 @@ describe('password hashes (argon2id at OWASP’s parameters, scrypt where argon2
 
   it('a dummy verification costs about what a real one does', async () => {
     const stored = await hashing.hash(PASSWORD)
-    const time = async (work: () => Promise<unknown>) => {
+    const once = async (work: () => Promise<unknown>) => {
       const started = performance.now()
-      for (let i = 0; i < 5; i++) await work()
+      await work()
       return performance.now() - started
     }
     await hashing.dummy(PASSWORD)
-    const real = await time(() => hashing.verify(stored, 'wrong'))
-    const dummy = await time(() => hashing.dummy('wrong'))
-    expect(dummy / real).toBeGreaterThan(0.5)
-    expect(dummy / real).toBeLessThan(2)
+    // Interleaved, and medians compared: the machine's load falls on both alike.
+    const real: number[] = []
+    const dummy: number[] = []
+    for (let i = 0; i < 9; i++) {
+      real.push(await once(() => hashing.verify(stored, 'wrong')))
+      dummy.push(await once(() => hashing.dummy('wrong')))
+    }
+    const median = (list: number[]) => [...list].sort((a, b) => a - b)[4]!
+    expect(median(dummy) / median(real)).toBeGreaterThan(0.5)
+    expect(median(dummy) / median(real)).toBeLessThan(2)
     expect(ARGON2ID).toEqual({ memoryCost: 19_456, timeCost: 2, parallelism: 1 })
   })
 })

@@ -88,6 +88,22 @@ describe('migrate()', () => {
     expect(await store.findAccount(first)).toEqual({ ...first, passwordHash: '$scrypt$ln=17,r=8,p=1$c2FsdA$aGFzaA' })
   })
 
+  it('adds the factors table beside tables made before second factors, keeping their rows', async () => {
+    const store = await freshStore()
+    const ada = user()
+    const first = account(ada.id)
+    await store.createUser(ada, first)
+    // The tables as the release before second factors made them: no factors table.
+    await db.admin.query(`DROP TABLE "${db.schema}"."t${tables}_factors"`)
+    await expect(store.listFactors(ada.id)).rejects.toThrow(/factors/)
+    await store.migrate()
+    expect(await store.listAccounts(ada.id)).toEqual([first])
+    const factor = { id: id(), userId: ada.id, type: 'totp' as const, label: null, secret: 's', enabled: false }
+    const stored = { ...factor, createdAt: new Date('2024-05-02T10:00:00.789Z'), lastUsedAt: null, codesLeft: 0 }
+    expect(await store.addFactor(stored)).toBe('added')
+    expect(await store.listFactors(ada.id)).toEqual([stored])
+  })
+
   it('once the column is there, does not wait behind a transaction that reads the accounts', async () => {
     // ALTER TABLE takes the table's strongest lock even when it changes nothing: it would wait for
     // the reader, and every sign-in would queue behind it, at each start of each instance.
@@ -124,7 +140,14 @@ describe('tablePrefix and schema', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name ~ '^(one|two)_' ORDER BY 1`,
       [db.schema],
     )
-    expect(rows.map((row) => row.table_name)).toEqual(['one_accounts', 'one_users', 'two_accounts', 'two_users'])
+    expect(rows.map((row) => row.table_name)).toEqual([
+      'one_accounts',
+      'one_factors',
+      'one_users',
+      'two_accounts',
+      'two_factors',
+      'two_users',
+    ])
     const ada = user()
     await a.createUser(ada, account(ada.id))
     expect(await a.getUser(ada.id)).toEqual(ada)
@@ -138,7 +161,7 @@ describe('tablePrefix and schema', () => {
       `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name LIKE 'auth%' ORDER BY 1`,
       [db.schema],
     )
-    expect(rows.map((row) => row.table_name)).toEqual(['auth_accounts', 'auth_users'])
+    expect(rows.map((row) => row.table_name)).toEqual(['auth_accounts', 'auth_factors', 'auth_users'])
   })
 
   it.each([

@@ -8,7 +8,15 @@ import { redisAccounts } from '../../lib/features/accounts/redis-store'
 import type { Cluster, Redis } from 'ioredis'
 import { describeAccountStoreContract } from '../../lib/testing'
 import type { AccountStore } from '../../lib/features/accounts/store'
-import { identityOf, sampleAccount, sampleHash, sampleUser } from '../../lib/testing/account-samples'
+import {
+  factorMethods,
+  identityOf,
+  sampleAccount,
+  sampleCodeHashes,
+  sampleFactor,
+  sampleHash,
+  sampleUser,
+} from '../../lib/testing/account-samples'
 import { configError } from '../support/config-error'
 import { redisCluster, sharedRedisForFile, type TestCluster } from '../support/redis'
 
@@ -57,6 +65,15 @@ describe.each([
   })
 })
 
+describe.each([
+  ['memoryAccounts()', () => memoryAccounts()],
+  ['redisAccounts()', () => redisAccounts(single.client, { prefix: single.prefix })],
+])('%s for mfa()', (_, make: () => AccountStore) => {
+  it('has every factor method (the contract holds it to the factor cases)', () => {
+    expect(factorMethods(make())).not.toBeNull()
+  })
+})
+
 describe('redisAccounts() in Redis', () => {
   /** Every key under a prefix of the test's own. */
   async function keysUnder(prefix: string): Promise<string[]> {
@@ -78,6 +95,38 @@ describe('redisAccounts() in Redis', () => {
     const keys = await keysUnder(prefix)
     expect(keys.length).toBeGreaterThan(0)
     expect(keys.filter((key) => /lovelace|example|analytical/i.test(key.slice(prefix.length)))).toEqual([])
+  })
+
+  it("puts no factor id, secret or code in a key, and keeps every factor key in the user's slot", async () => {
+    const prefix = single.redis.prefix('accounts-factor-keys')
+    const store = redisAccounts(single.client, { prefix })
+    const user = sampleUser()
+    await store.createUser(user, sampleAccount(user.id))
+    const totp = sampleFactor(user.id, { id: 'factor-phone', secret: 'sealed-totp-secret' })
+    const recovery = sampleFactor(user.id, { id: 'factor-codes', type: 'recovery', secret: '' })
+    expect(await store.addFactor!(totp)).toBe('added')
+    expect(await store.addFactor!(recovery, ['code-hash-one', 'code-hash-two'])).toBe('added')
+    expect(await store.spendTotpStep!(user.id, totp.id, 42)).toBe(true)
+    const keys = await keysUnder(prefix)
+    expect(keys.filter((key) => /factor-|sealed|code-hash|phone/i.test(key.slice(prefix.length)))).toEqual([])
+    // The claims (`id:`, `em:`) aside, a user's keys are one hash tag, the factors' among them.
+    const own = keys.filter((key) => key.includes('{'))
+    expect(new Set(own.map((key) => key.slice(key.indexOf('{'), key.indexOf('}') + 1))).size).toBe(1)
+    expect(own.map((key) => key.slice(key.lastIndexOf(':') + 1)).sort()).toEqual(['codes', 'factors', 'user', 'ways'])
+  })
+
+  it('leaves no key of a deleted user behind, their factors included', async () => {
+    const prefix = single.redis.prefix('accounts-erased-factors')
+    const store = redisAccounts(single.client, { prefix })
+    const user = sampleUser()
+    await store.createUser(user, sampleAccount(user.id))
+    const totp = sampleFactor(user.id)
+    await store.addFactor!(totp)
+    await store.addFactor!(sampleFactor(user.id, { type: 'recovery', secret: '' }), sampleCodeHashes(10))
+    await store.spendTotpStep!(user.id, totp.id, 42)
+    await store.enableFactor!(user.id, totp.id)
+    expect(await store.deleteUser(user.id)).toBe(true)
+    expect(await keysUnder(prefix)).toEqual([])
   })
 
   it('leaves no key of a deleted user behind', async () => {

@@ -1,4 +1,5 @@
-import type { AccountStore, IdentityKey, StoredAccount, StoredFactor, User } from './store'
+import { memoryFactors } from './memory-factors'
+import type { AccountStore, IdentityKey, StoredAccount, User } from './store'
 
 /** What marks a store as memoryAccounts(), so that the feature can warn that it is one. */
 const IN_MEMORY = Symbol('memoryAccounts')
@@ -22,8 +23,7 @@ export function memoryAccounts(): AccountStore {
   const identities = new Map<string, StoredAccount>()
   /** By lower-case verified address, the user's id. */
   const addresses = new Map<string, string>()
-  /** Per user, their second factors by id, the oldest first, each with its codes and last spent step. */
-  const factors = new Map<string, Map<string, KeptFactor>>()
+  const { forget, ...factors } = memoryFactors((userId) => users.has(userId))
 
   function keep(account: StoredAccount): StoredAccount {
     const kept = copyAccount(account)
@@ -85,103 +85,20 @@ export function memoryAccounts(): AccountStore {
       keep({ ...account, passwordHash: hash })
       return true
     },
-    ...factorMethods(users, factors),
     async deleteUser(userId) {
       const user = users.get(userId)
       if (!user) return false
-      factors.delete(userId)
       for (const account of accounts.get(userId)?.values() ?? []) identities.delete(identityKey(account))
       const address = verifiedAddress(user)
       if (address !== null && addresses.get(address) === userId) addresses.delete(address)
       accounts.delete(userId)
+      forget(userId)
       users.delete(userId)
       return true
     },
+    ...factors,
   }
   return Object.freeze(store)
-}
-
-/** The factor methods of memoryAccounts(), over its users and its factors per user. */
-function factorMethods(
-  users: ReadonlyMap<string, User>,
-  factors: Map<string, Map<string, KeptFactor>>,
-): Required<Pick<AccountStore, FactorMethod>> {
-  const factorOf = (userId: string, factorId: string) => factors.get(userId)?.get(factorId)
-  return {
-    async addFactor(factor, codeHashes = []) {
-      if (!users.has(factor.userId)) return 'noUser'
-      const own = factors.get(factor.userId) ?? new Map<string, KeptFactor>()
-      factors.set(factor.userId, own)
-      own.set(factor.id, { factor: copyFactor(factor), codes: new Set(codeHashes), step: -1 })
-      return 'added'
-    },
-    async listFactors(userId) {
-      return [...(factors.get(userId)?.values() ?? [])].map(factorOut)
-    },
-    async enableFactor(userId, factorId) {
-      const kept = factorOf(userId, factorId)
-      if (!kept) return false
-      kept.factor = { ...kept.factor, enabled: true }
-      return true
-    },
-    async removeFactor(userId, factorId) {
-      return factors.get(userId)?.delete(factorId) ?? false
-    },
-    async spendTotpStep(userId, factorId, step) {
-      const kept = factorOf(userId, factorId)
-      if (!kept || !(step > kept.step)) return false
-      kept.step = step
-      kept.factor = { ...kept.factor, lastUsedAt: new Date() }
-      return true
-    },
-    async spendRecoveryCode(userId, factorId, codeHash) {
-      const kept = factorOf(userId, factorId)
-      if (!kept?.codes.delete(codeHash)) return false
-      kept.factor = { ...kept.factor, lastUsedAt: new Date() }
-      return true
-    },
-    async replaceRecoveryCodes(userId, factorId, codeHashes) {
-      const kept = factorOf(userId, factorId)
-      if (!kept) return false
-      kept.codes = new Set(codeHashes)
-      return true
-    },
-  }
-}
-
-type FactorMethod =
-  | 'addFactor'
-  | 'listFactors'
-  | 'enableFactor'
-  | 'removeFactor'
-  | 'spendTotpStep'
-  | 'spendRecoveryCode'
-  | 'replaceRecoveryCodes'
-
-/** A factor as memory keeps it: the record, its unused code hashes, the last TOTP step spent. */
-interface KeptFactor {
-  factor: StoredFactor
-  codes: Set<string>
-  step: number
-}
-
-function copyFactor(factor: StoredFactor): StoredFactor {
-  const { id, userId, type, label, secret, enabled, createdAt, lastUsedAt } = factor
-  return {
-    id,
-    userId,
-    type,
-    label,
-    secret,
-    enabled,
-    createdAt: new Date(createdAt.getTime()),
-    lastUsedAt: copyDate(lastUsedAt),
-    codesLeft: 0,
-  }
-}
-
-function factorOut({ factor, codes }: KeptFactor): StoredFactor {
-  return { ...copyFactor(factor), codesLeft: factor.type === 'recovery' ? codes.size : 0 }
 }
 
 /** One string per identity; JSON keeps the three parts apart whatever they hold. */

@@ -19,6 +19,8 @@ export interface TableNames {
   /** `"schema"."auth_users"`, or `"auth_users"` without a schema. */
   readonly users: string
   readonly accounts: string
+  /** The second factors (`mfa()`). */
+  readonly factors: string
   /** Constraint and index names as PostgreSQL reports them in an error (unquoted, no schema). */
   readonly constraints: {
     readonly userKey: string
@@ -28,6 +30,9 @@ export interface TableNames {
     readonly accountUser: string
     /** An index, not a constraint: named here so that two prefixes in one schema never share it. */
     readonly accountsByUser: string
+    readonly factorKey: string
+    readonly factorUser: string
+    readonly factorsByUser: string
   }
   /** What the migration's advisory lock is taken on: one per set of tables. */
   readonly lockName: string
@@ -54,6 +59,7 @@ export function tableNames(options: unknown): TableNames {
   return Object.freeze({
     users: qualify(`${prefix}users`),
     accounts: qualify(`${prefix}accounts`),
+    factors: qualify(`${prefix}factors`),
     constraints: Object.freeze({
       userKey: `${prefix}users_pkey`,
       verifiedEmail: `${prefix}users_verified_email_key`,
@@ -61,6 +67,9 @@ export function tableNames(options: unknown): TableNames {
       identity: `${prefix}accounts_identity_key`,
       accountUser: `${prefix}accounts_user_id_fkey`,
       accountsByUser: `${prefix}accounts_user_id_idx`,
+      factorKey: `${prefix}factors_pkey`,
+      factorUser: `${prefix}factors_user_id_fkey`,
+      factorsByUser: `${prefix}factors_user_id_idx`,
     }),
     lockName: `express-auth-service accounts ${qualify(`${prefix}users`)}`,
   })
@@ -81,7 +90,8 @@ function identifier(value: unknown, option: string, maxLength: number, mayBeEmpt
  * The statements `migrate()` runs, in order, in one transaction: each creates only what is missing.
  * The FOREIGN KEY's ON DELETE CASCADE is how deleting a user deletes their accounts; the partial
  * unique index is the rule that a verified address belongs to one user; `password_hash` holds a
- * password account's PHC string and is null on every other account.
+ * password account's PHC string and is null on every other account. The factors table came after
+ * the others, so it is created last: tables made before it are left as they are.
  */
 export function migrationSql(names: TableNames): string[] {
   const c = names.constraints
@@ -123,5 +133,22 @@ BEGIN
     ALTER TABLE ${names.accounts} ADD COLUMN IF NOT EXISTS password_hash text;
   END IF;
 END $$`,
+    // A user's second factors; `codes` holds a recovery factor's unused codes, hashed ('{}' on a
+    // TOTP factor), and `last_step` the TOTP step it spent last, so that a code is spent once.
+    `CREATE TABLE IF NOT EXISTS ${names.factors} (
+  id text NOT NULL,
+  user_id text NOT NULL,
+  type text NOT NULL,
+  label text,
+  secret text NOT NULL,
+  enabled boolean NOT NULL,
+  created_at timestamptz NOT NULL,
+  last_used_at timestamptz,
+  last_step bigint,
+  codes text[] NOT NULL DEFAULT '{}',
+  CONSTRAINT "${c.factorKey}" PRIMARY KEY (id),
+  CONSTRAINT "${c.factorUser}" FOREIGN KEY (user_id) REFERENCES ${names.users} (id) ON DELETE CASCADE
+)`,
+    `CREATE INDEX IF NOT EXISTS "${c.factorsByUser}" ON ${names.factors} (user_id, created_at)`,
   ]
 }

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../../infra/errors'
 import { describe } from '../../infra/util/options'
+import { postgresFactors } from './postgres-factors'
 import { guardPool, sqlError, transaction, type PostgresPool } from './postgres-connection'
 import {
   accountValues,
@@ -15,6 +16,7 @@ import { migrationSql, tableNames, type PostgresAccountsOptions, type TableNames
 import type {
   AccountStore,
   CreateUserResult,
+  FactorMethods,
   IdentityKey,
   LinkAccountResult,
   StoredAccount,
@@ -26,7 +28,7 @@ export type { PostgresAccountsOptions } from './postgres-schema'
 export type { PostgresPool } from './postgres-connection'
 
 /** The PostgreSQL account store, and what creates its tables. */
-export interface PostgresAccountStore extends AccountStore {
+export interface PostgresAccountStore extends Omit<AccountStore, keyof FactorMethods>, FactorMethods {
   /**
    * Creates the tables and indexes that are missing (docs/accounts-postgres.md has the SQL): safe
    * to run at every start, from every instance at once.
@@ -77,6 +79,7 @@ export function postgresAccounts(pool: PostgresPool, options?: PostgresAccountsO
     setPasswordHash: async (userId: string, accountId: string, hash: string) =>
       ((await pool.query(tables.sql.setPasswordHash, [userId, accountId, hash])).rowCount ?? 0) > 0,
     deleteUser: async (userId: string) => ((await pool.query(tables.sql.deleteUser, [userId])).rowCount ?? 0) > 0,
+    ...postgresFactors(pool, names),
   })
 }
 

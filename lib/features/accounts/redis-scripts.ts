@@ -1,12 +1,13 @@
 /**
  * The Lua scripts of the Redis account store (./redis-store.ts). Constants: nothing of a request is
  * ever part of a script, only of its KEYS and ARGV. Each touches the keys of one hash slot: one
- * user's keys (KEYS: user, ways, pending, all tagged `{u:<hash of the id>}`), or one claim.
+ * user's keys (KEYS: user, ways, pending, factors, codes, all tagged `{u:<hash of the id>}`), or
+ * one claim. The second factors' scripts are in ./redis-factor-scripts.ts.
  */
 
 /** A new user and its first account, pending; 0 when the id is taken. Leftovers under the id go. */
 export const CREATE = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('SET', KEYS[1], ARGV[1])
 if ARGV[2] ~= '' then redis.call('HSET', KEYS[3], ARGV[2], ARGV[3]) end
 return 1`
@@ -47,16 +48,19 @@ export const REPLACE_FIELD = `if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2]
 end
 return 0`
 
-/** Deletes a user's keys: {} when there was no user, else the user and every account, pending ones too. */
+/**
+ * Deletes a user's keys, their second factors' included: {} when there was no user, else the user
+ * and every account, pending ones too.
+ */
 export const DELETE = `local user = redis.call('GET', KEYS[1])
 if not user then
-  redis.call('DEL', KEYS[2], KEYS[3])
+  redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
   return {}
 end
 local found = {user}
 for _, account in ipairs(redis.call('HVALS', KEYS[2])) do found[#found + 1] = account end
 for _, account in ipairs(redis.call('HVALS', KEYS[3])) do found[#found + 1] = account end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 return found`
 
 /** Takes over a claim that still holds `ARGV[1]` (one found to point to nothing). */

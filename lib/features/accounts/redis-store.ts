@@ -4,6 +4,7 @@ import { isRedisClient, redisRunner, type RedisClient, type RedisRunner } from '
 import { isRecord } from '../../infra/util/object'
 import { describe } from '../../infra/util/options'
 import { claims, type Claims } from './redis-claims'
+import { redisFactors } from './redis-factors'
 import { accountJson, parseAccount, parseUser, userJson, verifiedAddress } from './redis-records'
 import { CREATE, DELETE, LINK, REPLACE_FIELD, UNLINK } from './redis-scripts'
 import { userSlot, type UserSlot } from './redis-user'
@@ -31,7 +32,8 @@ const SET_ATTEMPTS = 5
 /**
  * Accounts in Redis (single or Cluster), shared by every instance.
  * - Per user, in one hash slot (`{u:<SHA-256 of the id>}`): `user` (JSON), `ways` (a hash: account
- *   id → JSON, the user's ways in) and `pending` (accounts written but not yet settled).
+ *   id → JSON, the user's ways in), `pending` (accounts written but not yet settled), and the
+ *   second factors' `factors` and `codes` (./redis-factors.ts).
  * - Per identity, a claim: `id:<SHA-256 of [provider, issuer, subject]>` → [user id, account id];
  *   per verified address, a claim: `em:<SHA-256 of the lower-case address>` → user id.
  * An account is written pending, then its identity is claimed (SET NX), then it is settled into
@@ -125,6 +127,7 @@ export function redisAccountStore(redis: RedisRunner): AccountStore {
       if (email) await address.release(email, userId)
       return kept !== undefined
     },
+    ...redisFactors(slot),
   }
   return Object.freeze(store)
 }

@@ -6,8 +6,13 @@ import type { StoredAccount, User } from './store'
 
 /** One user's keys in Redis and the reads of them, for ./redis-store.ts and ./redis-claims.ts. */
 export interface UserSlot {
-  /** The user's keys (`user`, `ways`, `pending`), in one hash slot: `{u:<SHA-256 of the id>}`. */
-  readonly keys: (userId: string) => readonly [user: string, ways: string, pending: string]
+  /**
+   * The user's keys (`user`, `ways`, `pending`, and their second factors': `factors`, `codes`), in
+   * one hash slot: `{u:<SHA-256 of the id>}`.
+   */
+  readonly keys: (
+    userId: string,
+  ) => readonly [user: string, ways: string, pending: string, factors: string, codes: string]
   /** Runs a script on keys of one slot. */
   readonly evalOn: (keys: readonly string[], script: string, ...args: Array<string | number>) => Promise<unknown>
   readonly getUser: (userId: string) => Promise<User | null>
@@ -18,7 +23,8 @@ export interface UserSlot {
 export function userSlot(redis: RedisRunner): UserSlot {
   const keys = (userId: string) => {
     const tag = `{u:${digest(userId)}}`
-    return [redis.key('acct', tag, 'user'), redis.key('acct', tag, 'ways'), redis.key('acct', tag, 'pending')] as const
+    const key = (name: string) => redis.key('acct', tag, name)
+    return [key('user'), key('ways'), key('pending'), key('factors'), key('codes')] as const
   }
   const evalOn = (on: readonly string[], script: string, ...args: Array<string | number>) =>
     redis.run((client) => client.eval(script, on.length, ...on, ...args))

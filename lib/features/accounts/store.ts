@@ -67,26 +67,28 @@ export type LinkAccountResult =
 
 export type UnlinkAccountResult = 'unlinked' | 'last' | 'missing'
 
-/** A second factor's kind (`mfa`): an authenticator app, or a set of recovery codes. */
+/** A second factor: an authenticator app's TOTP secret, or a set of single-use recovery codes. */
 export type FactorType = 'totp' | 'recovery'
 
-/** A user's second factor (`mfa`), as the store keeps it. */
+/** A user's second factor, as the store keeps it (`mfa()`); its recovery codes are kept beside it, hashed. */
 export interface StoredFactor {
-  /** Opaque and random (the caller makes it). */
+  /** Opaque and random: the caller makes it. */
   readonly id: string
   readonly userId: string
   readonly type: FactorType
   /** What the user calls it ("Phone"), or null. */
   readonly label: string | null
-  /** TOTP: the secret, sealed by the feature (opaque text to the store). Recovery codes: ''. */
+  /** TOTP: the sealed secret, opaque text to the store; recovery: ''. */
   readonly secret: string
-  /** False: a TOTP factor waiting for its first code (enrolment); it proves nothing yet. */
+  /** False: a TOTP factor awaiting its first code. */
   readonly enabled: boolean
   readonly createdAt: Date
   readonly lastUsedAt: Date | null
-  /** Recovery codes: how many are unused (computed on read; ignored on write). TOTP: 0. */
+  /** Recovery: how many of its codes are unused, computed on read (ignored on write); TOTP: 0. */
   readonly codesLeft: number
 }
+
+export type AddFactorResult = 'added' | 'noUser'
 
 /**
  * Where users and their ways in are kept: `postgresAccounts(pool)`, `redisAccounts(redis)`,
@@ -98,7 +100,9 @@ export interface StoredFactor {
  * - `unlinkAccount` never leaves a user with fewer than one way in, counting `keptElsewhere`
  *   (ways in kept outside the store: passkeys), even when two unlinks of one user race;
  * - `setPasswordHash` writes over an account that is there at that moment or over nothing: racing
- *   an unlink or a deleteUser, it never brings the account (or the user) back.
+ *   an unlink or a deleteUser, it never brings the account (or the user) back;
+ * - a TOTP step and a recovery code are each spent once: of concurrent `spendTotpStep` calls with
+ *   one step, or `spendRecoveryCode` calls with one code, exactly one answers true.
  * Every method may throw when the database cannot be reached; the feature answers 503 then.
  */
 export interface AccountStore {
@@ -124,7 +128,10 @@ export interface AccountStore {
   listAccounts(userId: string): Promise<StoredAccount[]>
   /** Records a sign-in with the account; nothing when the user has no such account. */
   touchAccount(userId: string, accountId: string, at: Date): Promise<void>
-  /** Deletes the user and every account of theirs (their identities can sign up again); false when there was none. */
+  /**
+   * Deletes the user and every account and factor of theirs (their identities can sign up again);
+   * false when there was none.
+   */
   deleteUser(userId: string): Promise<boolean>
   /**
    * Replaces the password hash of the user's account `accountId` (a reset, a change, a re-hash at
@@ -135,24 +142,47 @@ export interface AccountStore {
    * in may leave it out, and `passwordHash` with it.
    */
   setPasswordHash?(userId: string, accountId: string, hash: string): Promise<boolean>
-  // The second factors (`mfa` needs all of these, and checks for them at auth()). A user's factors
-  // go with deleteUser. Every method answers false (or []) for another user's factor id.
-  /** Keeps a new factor and, for recovery codes, their keyed hashes; 'noUser' when there is no such user. */
-  addFactor?(factor: StoredFactor, codeHashes?: readonly string[]): Promise<'added' | 'noUser'>
-  /** The user's factors, enabled or not, the oldest first; [] for an unknown user. */
+  /**
+   * The factor methods below are optional as a set: `mfa()` needs them all (and checks for them at
+   * auth()); a store without second factors leaves them all out. Each answers false (and changes
+   * nothing) for a factor the user does not have, another user's included.
+   *
+   * Keeps a new factor of an existing user, with the recovery factor's codes (`codeHashes`, hashed
+   * by the caller; ignored for TOTP); `'noUser'` when there is no such user, and nothing is kept.
+   */
+  addFactor?(factor: StoredFactor, codeHashes?: readonly string[]): Promise<AddFactorResult>
+  /** The user's factors, the oldest first, `codesLeft` counted; [] for an unknown user. */
   listFactors?(userId: string): Promise<StoredFactor[]>
-  /** Enables a factor waiting for its first code; false when the user has no such factor. */
+  /** Marks a factor enabled (a TOTP factor whose first code was right). */
   enableFactor?(userId: string, factorId: string): Promise<boolean>
-  /** Removes a factor with its codes and spent step; false when the user has no such factor. */
+  /** Removes a factor, and its codes and spent step with it. */
   removeFactor?(userId: string, factorId: string): Promise<boolean>
   /**
-   * Spends TOTP step `step` of the factor: true (and `lastUsedAt` now) only when it is later than
-   * every step the factor spent before. Of concurrent calls with one step, on any instances, exactly
-   * one answers true: a code is spent once, and an older one never after.
+   * Spends a TOTP factor's time step: true (recording it, and `lastUsedAt` now) only when `step`
+   * is greater than every step the factor spent before, so that a code is spent once, across
+   * instances; of concurrent calls with one step, exactly one answers true. A step that is not a
+   * safe integer answers false.
    */
   spendTotpStep?(userId: string, factorId: string, step: number): Promise<boolean>
-  /** Spends one of the factor's unused codes by its hash: true once (`lastUsedAt` now), whatever races. */
+  /**
+   * Spends a recovery code: true (removing it, and `lastUsedAt` now) when `codeHash` is one of the
+   * recovery factor's unused codes; of concurrent calls with one code, exactly one answers true.
+   */
   spendRecoveryCode?(userId: string, factorId: string, codeHash: string): Promise<boolean>
-  /** The factor's codes become these (the old ones are void); false when the user has no such factor. */
+  /** Gives the recovery factor new codes: every old one, used or not, is void from then on. */
   replaceRecoveryCodes?(userId: string, factorId: string, codeHashes: readonly string[]): Promise<boolean>
 }
+
+/** The second-factor methods of an AccountStore, all of them: what `mfa()` needs of a store. */
+export type FactorMethods = Required<
+  Pick<
+    AccountStore,
+    | 'addFactor'
+    | 'listFactors'
+    | 'enableFactor'
+    | 'removeFactor'
+    | 'spendTotpStep'
+    | 'spendRecoveryCode'
+    | 'replaceRecoveryCodes'
+  >
+>
