@@ -106,6 +106,7 @@ export function auth(options?: AuthOptions): AuthRouter {
       seal: keyRing(config.secrets, 'oauth-flow'),
       state: keyRing(config.secrets, 'oauth-state'),
     }),
+    reauthKey: keyRing(config.secrets, 'reauth'),
     features,
   })
   built.svc = svc

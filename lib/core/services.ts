@@ -7,6 +7,7 @@ import type { SessionManager } from './session/manager'
 import type { Limiter } from '../infra/store/types'
 import type { FlowKeys } from './sign-in/flow'
 import type { Feature } from './feature'
+import type { KeyRing } from '../infra/crypto/keys'
 
 /** Everything `auth()` builds once (lib/auth.ts) and the request handlers share. */
 export interface Services {
@@ -19,6 +20,8 @@ export interface Services {
   /** The `GET /providers` body, built once per service URL. */
   readonly providersJson: (base: BaseUrl) => string
   readonly flowKeys: FlowKeys
+  /** Seals the step-up cookie: who must sign in again (./sign-in/reauth.ts). */
+  readonly reauthKey: KeyRing
   /** The features (lib/features.ts), built: the core runs their hooks (./feature.ts). */
   readonly features: readonly Feature[]
   /** Counts `POST /_log` entries per client IP. */

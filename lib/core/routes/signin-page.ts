@@ -4,6 +4,7 @@ import { renderPage } from '../../infra/http/page-response'
 import type { Context } from '../context'
 import type { SignInPageParts } from '../feature'
 import { formActionOrigins } from '../sign-in/form-action'
+import { markReauth } from '../sign-in/reauth'
 import { providerUrls } from '../../infra/urls/provider-urls'
 
 /**
@@ -14,7 +15,13 @@ import { providerUrls } from '../../infra/urls/provider-urls'
 export async function signInPage(ctx: Context): Promise<void> {
   const { config, features } = ctx.svc
   if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
-  const error = ctx.query.get('error') ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
+  // `reauth=1` (requireAuth's step-up): the user is signed in, and asked to prove it again.
+  const reauth = ctx.query.get('reauth') === '1' ? 'ReauthRequired' : undefined
+  if (reauth) {
+    const record = await ctx.svc.sessions.read(ctx.sessionCookie())
+    if (record !== null) markReauth(ctx, record.userId)
+  }
+  const error = ctx.query.get('error') ?? reauth ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
   const parts = features.reduce<SignInPageParts>(
     (all, feature) => ({ ...all, ...feature.signInPage?.(ctx, error) }),
     {},

@@ -5,6 +5,7 @@ import { setCookie } from '../../infra/http/cookies'
 import { safeCallbackUrl } from '../../infra/urls/callback-url'
 import { askSignIn, type SignInQuestion } from './decide'
 import { rebindFlows } from './flow'
+import { takeReauth } from './reauth'
 
 export interface SignInInput extends SignInQuestion {
   /** Already validated. */
@@ -97,6 +98,17 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
     if (identified.kind === 'refused') return ctx.redirectToError(identified.error)
     userId = identified.userId
     if (identified.user) sessionUser = identified.user
+  }
+  // A step-up's sign-in (./reauth.ts) is the signed-in user's own, or nobody's.
+  const expected = takeReauth(ctx)
+  if (expected !== null && expected !== userId) {
+    svc.log(
+      'warn',
+      'callback.error',
+      'a re-authentication signed in as another user: refused',
+      svc.userForLog(expected),
+    )
+    return ctx.redirectToError('AccessDenied')
   }
   if (input.prepare && !(await input.prepare(userId))) return ctx.redirectToError('CredentialsSignin')
   const { prepare: _prepare, profile: _profile, ...kept } = input

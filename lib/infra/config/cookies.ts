@@ -22,6 +22,8 @@ export interface CookieSet {
   readonly knownDevice: CookieDef
   /** A second factor: a sign-in whose first factor passed, waiting for the second; sealed, 5 minutes at most. */
   readonly mfaPending: CookieDef
+  /** Step-up: the user who must sign in again (`/signin?reauth=1`); sealed, 15 minutes at most. */
+  readonly reauth: CookieDef
 }
 
 type CookieKind = keyof CookieSet
@@ -34,6 +36,7 @@ const BASE_NAMES: Record<CookieKind, string> = {
   accountLink: 'auth.account-link',
   knownDevice: 'auth.known-device',
   mfaPending: 'auth.mfa-pending',
+  reauth: 'auth.reauth',
 }
 
 const NAME = /^[!#$%&'*+\-.^\w`|~]+$/
@@ -182,7 +185,7 @@ export function checkedCookies(value: unknown): Record<string, unknown> {
   const cookies = optionalObject(value, 'cookies')
   checkKeys(
     cookies,
-    ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge', 'accountLink', 'knownDevice', 'mfaPending'],
+    ['sessionToken', 'csrfToken', 'flow', 'webauthnChallenge', 'accountLink', 'knownDevice', 'mfaPending', 'reauth'],
     'cookies.',
   )
   for (const [kind, override] of Object.entries(cookies)) {

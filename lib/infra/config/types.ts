@@ -179,6 +179,8 @@ export interface CookieOverrides {
   knownDevice?: CookieOverride
   /** The second factor's pending sign-in (`mfa`). */
   mfaPending?: CookieOverride
+  /** Step-up: who must sign in again (`requireAuth({ maxAge, aal })`). */
+  reauth?: CookieOverride
 }
 
 export interface SessionOptions {

@@ -24,6 +24,7 @@ export type KeyPurpose =
   | 'mfa-pending'
   | 'mfa-secret'
   | 'mfa-recovery'
+  | 'reauth'
 
 const SALT = 'express-auth-service'
 
