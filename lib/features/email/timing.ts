@@ -29,14 +29,14 @@ function fraction(): number {
   return randomBuffer(4).readUInt32BE(0) / 2 ** 32
 }
 
-export function sendTimes(deadline: number): SendTimes {
-  // The last KEPT accepted sends of this provider in this process, oldest overwritten first.
+export function sendTimes(deadline: number, keep = KEPT): SendTimes {
+  // The last `keep` accepted sends of this provider in this process, oldest overwritten first.
   const kept: number[] = []
   let next = 0
   return {
     accepted(ms) {
       kept[next] = Math.min(Math.max(ms, 0), deadline)
-      next = (next + 1) % KEPT
+      next = (next + 1) % keep
     },
     draw() {
       if (kept.length === 0)

@@ -26,13 +26,23 @@ export function factorInfo(factor: StoredFactor): FactorInfo {
   })
 }
 
-export function sealSecret(runtime: MfaRuntime, secret: string): string {
-  return seal(runtime.keys.secret.current, { s: secret })
+/**
+ * A TOTP secret sealed for the store. `owner`: while the factor waits for its first code, who set
+ * it up (./who.ts `enrolmentOwner`): only they may see it again or confirm it.
+ */
+export function sealSecret(runtime: MfaRuntime, secret: string, owner?: string): string {
+  return seal(runtime.keys.secret.current, owner === undefined ? { s: secret } : { s: secret, o: owner })
 }
 
 export function openSecret(runtime: MfaRuntime, sealed: string): string | null {
   const opened = open(runtime.keys.secret, sealed)
   return typeof opened?.s === 'string' ? opened.s : null
+}
+
+/** Who set up a factor still waiting for its first code, or null. */
+export function secretOwner(runtime: MfaRuntime, sealed: string): string | null {
+  const opened = open(runtime.keys.secret, sealed)
+  return typeof opened?.o === 'string' ? opened.o : null
 }
 
 /** One of the factors' TOTP codes, spent now; the factor, or null (wrong, replayed, or an earlier step than one spent). */

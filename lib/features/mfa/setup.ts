@@ -7,10 +7,14 @@ import { newTotpSecret, totpUri } from '../../infra/crypto/totp'
 import { sendJson } from '../../infra/http/reply'
 import { qrSvg } from '../../infra/pages/qr-svg'
 import type { StoredFactor } from '../accounts/store'
-import { factorInfo, hashCodes, openSecret, sealSecret, spendTotp } from './factor-store'
+import { factorInfo, hashCodes, openSecret, sealSecret, secretOwner, spendTotp } from './factor-store'
 import { endPending } from './pending'
 import type { MfaRuntime } from './runtime'
-import { enroller, type Enroller } from './who'
+import { enroller, enrolmentOwner, type Enroller } from './who'
+
+/** Seconds an app being set up waits for its first code; and how many may wait for one user at once. */
+const WAITING_SECONDS = 15 * 60
+const MAX_WAITING = 5
 
 /**
  * TOTP enrolment: `POST /mfa/totp/setup` answers `{ uri, secret }` and `GET /mfa/setup` shows the
@@ -19,6 +23,7 @@ import { enroller, type Enroller } from './who'
  * the recovery codes, once. A new setup replaces a factor still waiting.
  */
 export async function totpSetup(ctx: Context, runtime: MfaRuntime): Promise<void> {
+  if (runtime.totp === null) return ctx.redirectToError('Default', 404)
   const who = await enroller(ctx, runtime, 'setting up an authenticator app')
   if (who === null) return
   const { uri, secret } = await waitingFactor(ctx, runtime, who, true)
@@ -26,6 +31,7 @@ export async function totpSetup(ctx: Context, runtime: MfaRuntime): Promise<void
 }
 
 export async function setupPage(ctx: Context, runtime: MfaRuntime, error?: 'wrong'): Promise<void> {
+  if (runtime.totp === null) return ctx.redirectToError('Default', 404)
   const who = await enroller(ctx, runtime, 'setting up an authenticator app')
   if (who === null) return
   // A reload, or a wrong first code, shows the secret the app may have scanned already.
@@ -44,21 +50,31 @@ export async function setupPage(ctx: Context, runtime: MfaRuntime, error?: 'wron
 
 /** `POST /mfa/totp/confirm` (CSRF checked): `code`, the app's first. */
 export async function totpConfirm(ctx: Context, runtime: MfaRuntime): Promise<void> {
+  if (runtime.totp === null) return ctx.redirectToError('Default', 404)
   const who = await enroller(ctx, runtime, 'setting up an authenticator app')
   if (who === null) return
   const all = await runtime.accounts.call((store) => store.listFactors!(who.userId))
-  const waiting = all.filter(({ type, enabled }) => type === 'totp' && !enabled)
+  // Only the app this session (or pending sign-in) set up: another's is not theirs to confirm.
+  const owner = enrolmentOwner(ctx, who)
+  const waiting = all.filter(
+    ({ type, enabled, secret }) => type === 'totp' && !enabled && secretOwner(runtime, secret) === owner,
+  )
   const factor = await spendTotp(runtime, who.userId, waiting, field(ctx, 'code', 64) ?? '')
   if (factor === null || !(await runtime.accounts.call((store) => store.enableFactor!(who.userId, factor.id)))) {
     if (ctx.jsonMode) return sendJson(ctx.res, 400, JSON.stringify({ error: 'InvalidCode' }))
     return setupPage(ctx, runtime, 'wrong')
   }
   await added(ctx, runtime, who.userId, { ...factor, enabled: true })
+  // Whatever else was being set up for this user (another session's) is void now.
+  for (const other of all.filter(({ type, enabled, id }) => type === 'totp' && !enabled && id !== factor.id))
+    await runtime.accounts.call((store) => store.removeFactor!(who.userId, other.id))
   const hasCodes = all.some(({ type, enabled }) => type === 'recovery' && enabled)
   const recoveryCodes = runtime.recovery !== null && !hasCodes ? await replaceCodes(ctx, runtime, who.userId) : []
   const answer = async () => showCodes(ctx, recoveryCodes, await callbackOf(ctx, who))
   if (who.kind === 'session') return answer()
-  // Enrolled on the way in (`require: 'always'`): the first code was the second factor.
+  // Enrolled on the way in (`require: 'always'`): the first code was the second factor, and the
+  // pending sign-in is spent, as /mfa/verify spends it (a copy of its cookie makes nothing more).
+  if ((await runtime.spent.consume(who.pending.id)) !== null) return ctx.redirectToError('AccessDenied')
   endPending(ctx)
   await resumeSignIn(ctx, who.pending.held, ['otp', 'mfa'], answer)
 }
@@ -110,14 +126,21 @@ async function replaceCodes(ctx: Context, runtime: MfaRuntime, userId: string): 
  * replaces any waiting, or the one waiting.
  */
 async function waitingFactor(ctx: Context, runtime: MfaRuntime, who: Enroller, fresh: boolean) {
-  const all = await runtime.accounts.call((store) => store.listFactors!(who.userId))
-  const waiting = all.filter(({ type, enabled }) => type === 'totp' && !enabled)
-  const kept = fresh ? null : (waiting.map(({ secret }) => openSecret(runtime, secret)).find(Boolean) ?? null)
-  let secret = kept
+  const owner = enrolmentOwner(ctx, who)
+  const waiting = await waitingFactors(runtime, who.userId)
+  const mine = fresh ? undefined : waiting.find(({ secret }) => secretOwner(runtime, secret) === owner)
+  let secret = mine === undefined ? null : openSecret(runtime, mine.secret)
   if (secret === null) {
-    for (const old of waiting) await runtime.accounts.call((store) => store.removeFactor!(who.userId, old.id))
+    // This owner's earlier one goes, and any set up too long ago or beyond the newest few: another
+    // session's app, still being set up, is left alone (it is theirs to confirm).
+    const stale = Date.now() - WAITING_SECONDS * 1000
+    const keep = waiting
+      .filter(({ secret: sealed, createdAt }) => secretOwner(runtime, sealed) !== owner && createdAt.getTime() > stale)
+      .slice(-(MAX_WAITING - 1))
+    for (const old of waiting.filter((factor) => !keep.includes(factor)))
+      await runtime.accounts.call((store) => store.removeFactor!(who.userId, old.id))
     secret = newTotpSecret()
-    const sealed = sealSecret(runtime, secret)
+    const sealed = sealSecret(runtime, secret, owner)
     await runtime.accounts.call((store) =>
       store.addFactor!({
         id: randomToken(16),
@@ -136,6 +159,11 @@ async function waitingFactor(ctx: Context, runtime: MfaRuntime, who: Enroller, f
   const account = user?.email ?? who.userId
   const issuer = runtime.totp?.issuer ?? new URL(ctx.base.origin).hostname
   return { uri: totpUri({ secret, issuer, account }), secret }
+}
+
+async function waitingFactors(runtime: MfaRuntime, userId: string): Promise<StoredFactor[]> {
+  const all = await runtime.accounts.call((store) => store.listFactors!(userId))
+  return all.filter(({ type, enabled }) => type === 'totp' && !enabled)
 }
 
 async function added(ctx: Context, runtime: MfaRuntime, userId: string, factor: StoredFactor): Promise<void> {

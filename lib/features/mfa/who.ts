@@ -1,5 +1,6 @@
 import type { Context } from '../../core/context'
 import { aalOf } from '../../core/session/record'
+import { digest } from '../../infra/crypto/mac'
 import type { SessionRecord } from '../../infra/config/types'
 import { signInFirst } from '../accounts/routes'
 import type { StoredFactor } from '../accounts/store'
@@ -42,4 +43,14 @@ export async function enroller(ctx: Context, runtime: MfaRuntime, step: string):
     return null
   }
   return { kind: 'session', userId: record.userId, record, factors }
+}
+
+/**
+ * Who is setting up an app, as the waiting factor keeps it: this session (a digest of its token) or
+ * this pending sign-in. Another session of the same user (a stolen cookie, an attacker who knows
+ * the password) neither sees the secret being set up nor confirms it.
+ */
+export function enrolmentOwner(ctx: Context, who: Enroller): string {
+  if (who.kind === 'pending') return `p:${who.pending.id}`
+  return `s:${digest(ctx.sessionCookie().token() ?? '')}`
 }

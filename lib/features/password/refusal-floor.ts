@@ -6,7 +6,7 @@ import { sendTimes, until } from '../email/timing'
  * would otherwise tell an account that has one from an unknown identifier, whose dummy verification
  * costs what a current hash costs. So every refusal waits until as long has passed, since its
  * verification started, as a time drawn from the spread of the last such verifications in this
- * process (the e-mail provider's draw, ../email/timing.ts: between two recorded times, never one of
+ * process (the last 8; the e-mail provider's draw, ../email/timing.ts: between two recorded times, never one of
  * them), at most `cap` ms. The wait is a timer, not work. Until a process has verified such a hash
  * there is no floor: an app whose hashes are all current pays nothing.
  */
@@ -18,7 +18,8 @@ export interface RefusalFloor {
 }
 
 export function refusalFloor(cap = 1000): RefusalFloor {
-  const times = sendTimes(cap)
+  // The last 8: a machine's load moves verification times, and the floor must follow it closely.
+  const times = sendTimes(cap, 8)
   let seen = false
   return Object.freeze({
     observe(ms: number) {
