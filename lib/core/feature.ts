@@ -67,6 +67,11 @@ export interface Feature extends SessionLifecycle {
    */
   readonly guardWayIn?: (ctx: Context, record: SessionRecord, change: WayInChange) => Promise<boolean>
   /**
+   * The providers this user has a way in with (accounts: from their linked accounts and passkeys),
+   * or null when the feature does not know: a step-up's sign-in page (`reauth=1`) offers only those.
+   */
+  readonly waysInOf?: (userId: string) => Promise<ReadonlySet<string> | null>
+  /**
    * The assurance level (1 or 2) a session of this user must have proved to change how they sign
    * in (lib/core/assurance.ts): mfa answers 2 once the user enrolled a second factor.
    */

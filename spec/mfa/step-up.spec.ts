@@ -78,7 +78,13 @@ describe('step-up: requireAuth({ maxAge, aal })', () => {
     expect(`${to.origin}${to.pathname}`).toBe(`${s.base}/signin`)
     expect(Object.fromEntries(to.searchParams)).toEqual({ reauth: '1', callbackUrl: `${s.origin}/payout` })
     const signIn = await browser.jar.fetch(to)
-    expect(await signIn.text()).toContain('sign in again')
+    const html = await signIn.text()
+    expect(html).toContain('sign in again')
+    // Only the ways in this user has: the password form, not the e-mail link form.
+    expect(html).toContain(`action="${s.base}/callback/credentials"`)
+    expect(html).not.toContain(`action="${s.base}/signin/email"`)
+    const plain = await (await browser.jar.fetch(`${s.base}/signin`)).text()
+    expect(plain).toContain(`action="${s.base}/signin/email"`)
   })
 
   it('lets a session made with two factors through', async () => {

@@ -17,16 +17,22 @@ export async function signInPage(ctx: Context): Promise<void> {
   if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
   // `reauth=1` (requireAuth's step-up): the user is signed in, and asked to prove it again.
   const reauth = ctx.query.get('reauth') === '1' ? 'ReauthRequired' : undefined
+  let offered: ReadonlySet<string> | null = null
   if (reauth) {
     const record = await ctx.svc.sessions.read(ctx.sessionCookie())
-    if (record !== null) markReauth(ctx, record.userId)
+    if (record !== null) {
+      markReauth(ctx, record.userId)
+      offered = await waysInOf(ctx, record.userId)
+    }
   }
   const error = ctx.query.get('error') ?? reauth ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
   const parts = features.reduce<SignInPageParts>(
     (all, feature) => ({ ...all, ...feature.signInPage?.(ctx, error) }),
     {},
   )
-  const { email: typed, ...more } = parts
+  // A step-up offers the ways in this user has, when a feature knows them.
+  const shown = (type: string) => offered === null || config.providers.some((p) => p.type === type && offered.has(p.id))
+  const { email: typed, passkey, credentials, ...more } = parts
   const email = typed ?? ctx.query.get('email')
   renderPage(
     ctx.res,
@@ -36,16 +42,29 @@ export async function signInPage(ctx: Context): Promise<void> {
       base: ctx.base.href,
       csrfToken: ctx.csrfToken(),
       callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
-      providers: config.providers.map(({ id, name, type }) => ({
-        id,
-        name,
-        type,
-        signinUrl: providerUrls(ctx.base, id).signinUrl,
-      })),
+      providers: config.providers
+        .filter(({ id }) => offered === null || offered.has(id))
+        .map(({ id, name, type }) => ({
+          id,
+          name,
+          type,
+          signinUrl: providerUrls(ctx.base, id).signinUrl,
+        })),
       ...(error === undefined ? {} : { error }),
       ...(email ? { email } : {}),
+      ...(passkey && shown('webauthn') ? { passkey } : {}),
+      ...(credentials && shown('credentials') ? { credentials } : {}),
       ...more,
     },
     { formAction: await formActionOrigins(ctx, 'signin'), messages: ctx.messages(), theme: ctx.svc.config.theme },
   )
+}
+
+/** The providers the user has a way in with, by the first feature that knows; null when none does. */
+async function waysInOf(ctx: Context, userId: string): Promise<ReadonlySet<string> | null> {
+  for (const feature of ctx.svc.features) {
+    const found = await feature.waysInOf?.(userId)
+    if (found) return found
+  }
+  return null
 }

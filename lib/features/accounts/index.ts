@@ -1,6 +1,6 @@
 import type { Feature, FeatureDefinition } from '../../core/feature'
 import { identifyUser, userStillThere } from './identify'
-import { createAccountHelpers } from './manage'
+import { createAccountHelpers, listWaysIn } from './manage'
 import { resolveAccounts } from './options'
 import { startLink, unlink } from './routes'
 import { createAccountsRuntime, type AccountsRuntime } from './runtime'
@@ -34,6 +34,8 @@ export const accounts: FeatureDefinition<AccountsFeature> = {
       runtime,
       routes: { unlink: { POST: (ctx) => unlink(ctx, runtime) } },
       startSignIn: startLink(runtime),
+      waysInOf: async (userId) =>
+        new Set((await listWaysIn(runtime, env.services(), userId)).map(({ provider }) => provider)),
       signIn: {
         for: new Set(env.config.providers.map(({ id }) => id)),
         identify: identifyUser(runtime),
