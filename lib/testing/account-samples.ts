@@ -1,4 +1,5 @@
 import { randomBuffer } from '../infra/crypto/random'
+import { FACTOR_METHODS } from '../features/accounts/store'
 import type {
   AccountStore,
   FactorMethods,
@@ -86,16 +87,6 @@ export interface Rules {
 export function passwordSetter(store: AccountStore): NonNullable<AccountStore['setPasswordHash']> | null {
   return store.setPasswordHash ? (userId, accountId, hash) => store.setPasswordHash!(userId, accountId, hash) : null
 }
-
-const FACTOR_METHODS = [
-  'addFactor',
-  'listFactors',
-  'enableFactor',
-  'removeFactor',
-  'spendTotpStep',
-  'spendRecoveryCode',
-  'replaceRecoveryCodes',
-] as const satisfies ReadonlyArray<keyof FactorMethods>
 
 /**
  * The store's factor methods, or null for a store without second factors (they are optional as a

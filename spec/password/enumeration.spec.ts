@@ -2,6 +2,8 @@ import { Browser } from '../support/browser'
 import { restoreClock, setClock, useClock } from '../support/clock'
 import {
   GOOD,
+  bcryptHash,
+  importedAccount,
   newAddress,
   passwordSignIn,
   signUp,
@@ -114,27 +116,11 @@ describe('no answer tells whether an account exists', () => {
     const s = await service()
     // A bcrypt hash at cost 10 takes several times argon2id's time to verify: without a floor under
     // refusals, a wrong password for such an account would tell it from an unknown address.
-    const imported = await (require('bcryptjs') as { hash(p: string, cost: number): Promise<string> }).hash(GOOD, 10)
+    const imported = await bcryptHash(GOOD, 10)
     const addresses = await Promise.all(
-      Array.from({ length: TRIES }, async (_, i) => {
+      Array.from({ length: TRIES }, async () => {
         const address = newAddress()
-        const now = new Date()
-        const userId = `imported-${process.pid}-${i}-${Date.now()}`
-        await s.store.createUser(
-          { id: userId, name: null, email: address, emailVerified: now, image: null, createdAt: now },
-          {
-            id: `${userId}-account`,
-            userId,
-            provider: 'credentials',
-            issuer: '',
-            subject: address,
-            type: 'credentials',
-            label: address,
-            linkedAt: now,
-            lastUsedAt: null,
-            passwordHash: imported,
-          },
-        )
+        await importedAccount(s.store, address, imported)
         return address
       }),
     )

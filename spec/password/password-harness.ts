@@ -176,3 +176,34 @@ export async function confirmLink(
 }
 
 export { later }
+
+/** bcrypt as an older system made its hashes (bcryptjs: `$2a$`), for accounts imported from it. */
+export function bcryptHash(secret: string, cost: number): Promise<string> {
+  return (require('bcryptjs') as { hash(password: string, cost: number): Promise<string> }).hash(secret, cost)
+}
+
+/**
+ * A user with a password account whose hash came from another system (docs/password-import.md),
+ * written straight to the store as the import's SQL would: its user id.
+ */
+export async function importedAccount(store: AccountStore, address: string, hash: string): Promise<string> {
+  const now = new Date()
+  const userId = `imported-${process.pid}-${Math.random().toString(36).slice(2)}`
+  const created = await store.createUser(
+    { id: userId, name: null, email: address, emailVerified: now, image: null, createdAt: now },
+    {
+      id: `${userId}-account`,
+      userId,
+      provider: 'credentials',
+      issuer: '',
+      subject: address,
+      type: 'credentials',
+      label: address,
+      linkedAt: now,
+      lastUsedAt: null,
+      passwordHash: hash,
+    },
+  )
+  if (created.kind !== 'created') throw new Error(`the import answered ${created.kind}`)
+  return userId
+}

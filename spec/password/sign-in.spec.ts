@@ -9,12 +9,10 @@ import {
   signUp,
   startPasswordService,
   stopAll,
+  bcryptHash,
+  importedAccount,
   type PasswordService,
 } from './password-harness'
-
-/** bcrypt as an older system made its hashes (bcryptjs: `$2a$`). */
-const bcryptHash = (password: string, cost: number): Promise<string> =>
-  (require('bcryptjs') as { hash(password: string, cost: number): Promise<string> }).hash(password, cost)
 
 afterEach(stopAll)
 
@@ -120,27 +118,10 @@ describe('password sign-in with what an app brings along', () => {
     const store = memoryAccounts()
     const service = await startPasswordService({ store })
     const address = newAddress()
-    const now = new Date()
-    const imported = await bcryptHash(GOOD, 4)
-    const created = await store.createUser(
-      { id: 'legacy-42', name: 'Legacy', email: address, emailVerified: now, image: null, createdAt: now },
-      {
-        id: 'legacy-account-42',
-        userId: 'legacy-42',
-        provider: 'credentials',
-        issuer: '',
-        subject: address,
-        type: 'credentials',
-        label: address,
-        linkedAt: now,
-        lastUsedAt: null,
-        passwordHash: imported,
-      },
-    )
-    expect(created.kind).toBe('created')
+    const userId = await importedAccount(store, address, await bcryptHash(GOOD, 4))
     expect((await passwordSignIn(service, new Browser(service), address, 'not the imported one')).status).toBe(401)
     expect((await passwordSignIn(service, new Browser(service), address, GOOD)).status).toBe(200)
-    const [account] = await store.listAccounts('legacy-42')
+    const [account] = await store.listAccounts(userId)
     expect(account?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
     expect((await passwordSignIn(service, new Browser(service), address, GOOD)).status).toBe(200)
   })

@@ -3,6 +3,8 @@ import { signInLink } from '../support/smtp'
 import { confirm, confirmForm, openLink, requestLink } from '../support/email-harness'
 import {
   GOOD,
+  bcryptHash,
+  importedAccount,
   confirmLink,
   linkIn,
   newAddress,
@@ -122,28 +124,11 @@ describe('the refusal floor', () => {
   // an instant "verification" of an imported hash must not be taken as the time one takes.
   it('passwords over 72 bytes against imported bcrypt accounts cannot drag the floor down to tell unknown addresses apart', async () => {
     const service = await startPasswordService(proxied)
-    const bcrypt = require('bcryptjs') as { hash(p: string, cost: number): Promise<string> }
-    const imported = await bcrypt.hash(GOOD, 10)
+    const imported = await bcryptHash(GOOD, 10)
     const addresses: string[] = []
     for (let i = 0; i < 11; i++) {
       const address = newAddress()
-      const now = new Date()
-      const userId = `imported-${process.pid}-${i}-${Date.now()}`
-      await service.store.createUser(
-        { id: userId, name: null, email: address, emailVerified: now, image: null, createdAt: now },
-        {
-          id: `${userId}-account`,
-          userId,
-          provider: 'credentials',
-          issuer: '',
-          subject: address,
-          type: 'credentials',
-          label: address,
-          linkedAt: now,
-          lastUsedAt: null,
-          passwordHash: imported,
-        },
-      )
+      await importedAccount(service.store, address, imported)
       addresses.push(address)
     }
     const attempt = async (address: string, secret: string) => {

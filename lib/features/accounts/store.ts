@@ -173,16 +173,16 @@ export interface AccountStore {
   replaceRecoveryCodes?(userId: string, factorId: string, codeHashes: readonly string[]): Promise<boolean>
 }
 
-/** The second-factor methods of an AccountStore, all of them: what `mfa()` needs of a store. */
-export type FactorMethods = Required<
-  Pick<
-    AccountStore,
-    | 'addFactor'
-    | 'listFactors'
-    | 'enableFactor'
-    | 'removeFactor'
-    | 'spendTotpStep'
-    | 'spendRecoveryCode'
-    | 'replaceRecoveryCodes'
-  >
->
+/** The names of the second-factor methods of an AccountStore: what `mfa` needs of a store. */
+export const FACTOR_METHODS = [
+  'addFactor',
+  'listFactors',
+  'enableFactor',
+  'removeFactor',
+  'spendTotpStep',
+  'spendRecoveryCode',
+  'replaceRecoveryCodes',
+] as const
+
+/** The second-factor methods of an AccountStore, all of them. */
+export type FactorMethods = Required<Pick<AccountStore, (typeof FACTOR_METHODS)[number]>>

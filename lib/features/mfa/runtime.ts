@@ -3,6 +3,7 @@ import type { KeyPurpose, KeyRing } from '../../infra/crypto/keys'
 import { ConfigurationError } from '../../infra/errors'
 import type { Limiter, ServerState } from '../../infra/store/types'
 import type { AccountsRuntime } from '../accounts/runtime'
+import { FACTOR_METHODS } from '../accounts/store'
 import type { ResolvedMfa } from './options'
 
 /** What the feature's routes and hooks share, built once at auth(). */
@@ -26,16 +27,6 @@ export const PENDING_SECONDS = 300
 const USER_TRIES = 10
 const USER_WINDOW = 900
 
-const STORE_METHODS = [
-  'addFactor',
-  'listFactors',
-  'enableFactor',
-  'removeFactor',
-  'spendTotpStep',
-  'spendRecoveryCode',
-  'replaceRecoveryCodes',
-] as const
-
 export function createMfaRuntime(
   config: ResolvedConfig,
   resolved: ResolvedMfa,
@@ -47,7 +38,7 @@ export function createMfaRuntime(
     throw new ConfigurationError(
       '`mfa` needs `accounts`: a second factor belongs to a user; add accounts: postgresAccounts(pool) (or redisAccounts(redis), memoryAccounts())',
     )
-  const missing = STORE_METHODS.filter(
+  const missing = FACTOR_METHODS.filter(
     (method) => typeof (accounts.store as unknown as Record<string, unknown>)[method] !== 'function',
   )
   if (missing.length > 0)
