@@ -2,7 +2,7 @@ import { safeCallbackUrl } from '../../infra/urls/callback-url'
 import { sendRedirect } from '../../infra/http/reply'
 import { renderPage } from '../../infra/http/page-response'
 import type { Context } from '../context'
-import type { SignInPageParts } from '../feature'
+import type { Feature, SignInPageParts } from '../feature'
 import { formActionOrigins } from '../sign-in/form-action'
 import { markReauth } from '../sign-in/reauth'
 import { providerUrls } from '../../infra/urls/provider-urls'
@@ -17,22 +17,17 @@ export async function signInPage(ctx: Context): Promise<void> {
   if (config.pages.signIn) return sendRedirect(ctx.res, ctx.pageUrl(config.pages.signIn))
   // `reauth=1` (requireAuth's step-up): the user is signed in, and asked to prove it again.
   const reauth = ctx.query.get('reauth') === '1' ? 'ReauthRequired' : undefined
-  let offered: ReadonlySet<string> | null = null
-  if (reauth) {
-    const record = await ctx.svc.sessions.read(ctx.sessionCookie())
-    if (record !== null) {
-      markReauth(ctx, record.userId)
-      offered = await waysInOf(ctx, record.userId)
-    }
-  }
+  const offered = reauth ? await reauthFor(ctx) : null
   const error = ctx.query.get('error') ?? reauth ?? (ctx.query.get('csrf') === 'true' ? 'MissingCSRF' : undefined)
+  // A step-up offers the ways in this user has, when a feature knows them: a feature whose
+  // providers are none of them adds nothing to the page.
+  const offers = (feature: Feature) =>
+    offered === null || feature.providers === undefined || [...feature.providers.ids].some((id) => offered.has(id))
   const parts = features.reduce<SignInPageParts>(
-    (all, feature) => ({ ...all, ...feature.signInPage?.(ctx, error) }),
+    (all, feature) => (offers(feature) ? { ...all, ...feature.signInPage?.(ctx, error) } : all),
     {},
   )
-  // A step-up offers the ways in this user has, when a feature knows them.
-  const shown = (type: string) => offered === null || config.providers.some((p) => p.type === type && offered.has(p.id))
-  const { email: typed, passkey, credentials, ...more } = parts
+  const { email: typed, ...more } = parts
   const email = typed ?? ctx.query.get('email')
   renderPage(
     ctx.res,
@@ -52,12 +47,21 @@ export async function signInPage(ctx: Context): Promise<void> {
         })),
       ...(error === undefined ? {} : { error }),
       ...(email ? { email } : {}),
-      ...(passkey && shown('webauthn') ? { passkey } : {}),
-      ...(credentials && shown('credentials') ? { credentials } : {}),
       ...more,
     },
     { formAction: await formActionOrigins(ctx, 'signin'), messages: ctx.messages(), theme: ctx.svc.config.theme },
   )
+}
+
+/**
+ * A step-up's page, for a signed-in user: marks who must sign in again (../sign-in/reauth.ts), and
+ * answers the providers they have a way in with (null: all).
+ */
+async function reauthFor(ctx: Context): Promise<ReadonlySet<string> | null> {
+  const record = await ctx.svc.sessions.read(ctx.sessionCookie())
+  if (record === null) return null
+  markReauth(ctx, record.userId)
+  return waysInOf(ctx, record.userId)
 }
 
 /** The providers the user has a way in with, by the first feature that knows; null when none does. */
