@@ -101,9 +101,3 @@ export async function enrolledUser(service: MfaService, browser: Browser, addres
   const { recoveryCodes: codes } = (await confirmed.json()) as { recoveryCodes: string[] }
   return { key, uri: new URL(uri), recoveryCodes: codes }
 }
-
-/** Waits for the next 30-second step, so that a new code is due (a step's code is spent once). */
-export async function nextStep(): Promise<void> {
-  const left = 30_000 - (Date.now() % 30_000)
-  await new Promise((resolve) => setTimeout(resolve, left + 50))
-}

@@ -1,10 +1,13 @@
 import type { Context } from '../../core/context'
+import type { Events } from '../../infra/config/types'
 import { field } from '../../core/show-page'
 import { factorInfo } from './factor-store'
 import type { MfaRuntime } from './runtime'
 import type { MfaHelpers } from './types'
 import { enroller } from './who'
 import { sendJson } from '../../infra/http/reply'
+
+type MfaEvents = Pick<Events, 'factorRemoved'>
 
 /**
  * Removes one of the user's factors, and their recovery codes with their last other factor (codes
@@ -28,8 +31,6 @@ export async function removeUserFactor(
         await emit({ userId, factor: factorInfo(codes) })
   return true
 }
-
-type MfaEvents = Pick<import('../../infra/config/types').Events, 'factorRemoved'>
 
 /** `POST /mfa/remove` (CSRF checked): `factorId`, by a recent sign-in made with a second factor. */
 export async function remove(ctx: Context, runtime: MfaRuntime): Promise<void> {

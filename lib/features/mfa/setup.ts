@@ -56,9 +56,7 @@ export async function totpConfirm(ctx: Context, runtime: MfaRuntime): Promise<vo
   const all = await runtime.accounts.call((store) => store.listFactors!(who.userId))
   // Only the app this session (or pending sign-in) set up: another's is not theirs to confirm.
   const owner = enrolmentOwner(ctx, who)
-  const waiting = all.filter(
-    ({ type, enabled, secret }) => type === 'totp' && !enabled && secretOwner(runtime, secret) === owner,
-  )
+  const waiting = all.filter((factor) => isWaiting(factor) && secretOwner(runtime, factor.secret) === owner)
   const factor = await spendTotp(runtime, who.userId, waiting, field(ctx, 'code', 64) ?? '')
   if (factor === null || !(await runtime.accounts.call((store) => store.enableFactor!(who.userId, factor.id)))) {
     if (ctx.jsonMode) return sendJson(ctx.res, 400, JSON.stringify({ error: 'InvalidCode' }))
@@ -66,7 +64,7 @@ export async function totpConfirm(ctx: Context, runtime: MfaRuntime): Promise<vo
   }
   await added(ctx, runtime, who.userId, { ...factor, enabled: true })
   // Whatever else was being set up for this user (another session's) is void now.
-  for (const other of all.filter(({ type, enabled, id }) => type === 'totp' && !enabled && id !== factor.id))
+  for (const other of all.filter((candidate) => isWaiting(candidate) && candidate.id !== factor.id))
     await runtime.accounts.call((store) => store.removeFactor!(who.userId, other.id))
   const hasCodes = all.some(({ type, enabled }) => type === 'recovery' && enabled)
   const recoveryCodes = runtime.recovery !== null && !hasCodes ? await replaceCodes(ctx, runtime, who.userId) : []
@@ -122,8 +120,8 @@ async function replaceCodes(ctx: Context, runtime: MfaRuntime, userId: string): 
 }
 
 /**
- * The secret of the factor waiting for its first code: a new one (`fresh`, or none waiting), which
- * replaces any waiting, or the one waiting.
+ * The secret of this session's (or pending sign-in's) app waiting for its first code: the one
+ * waiting, or a new one (`fresh`, or none of theirs waits), which replaces theirs.
  */
 async function waitingFactor(ctx: Context, runtime: MfaRuntime, who: Enroller, fresh: boolean) {
   const owner = enrolmentOwner(ctx, who)
@@ -162,9 +160,11 @@ async function waitingFactor(ctx: Context, runtime: MfaRuntime, who: Enroller, f
 }
 
 async function waitingFactors(runtime: MfaRuntime, userId: string): Promise<StoredFactor[]> {
-  const all = await runtime.accounts.call((store) => store.listFactors!(userId))
-  return all.filter(({ type, enabled }) => type === 'totp' && !enabled)
+  return (await runtime.accounts.call((store) => store.listFactors!(userId))).filter(isWaiting)
 }
+
+/** An app set up, waiting for its first code. */
+const isWaiting = ({ type, enabled }: StoredFactor) => type === 'totp' && !enabled
 
 async function added(ctx: Context, runtime: MfaRuntime, userId: string, factor: StoredFactor): Promise<void> {
   ctx.svc.log('info', 'mfa.enrolled', `a second factor (${factor.type}) was enrolled`, ctx.svc.userForLog(userId))

@@ -1,6 +1,7 @@
 import type { Context } from '../../core/context'
 import { field, showPage } from '../../core/show-page'
 import { resumeSignIn } from '../../core/sign-in/complete'
+import { signInFirst } from '../accounts/routes'
 import type { StoredFactor } from '../accounts/store'
 import { enabledFactors, factorInfo, spendRecovery, spendTotp } from './factor-store'
 import { endPending, readPending, writePending, type Pending } from './pending'
@@ -117,10 +118,7 @@ async function showSecondFactor(
   })
 }
 
-/** No pending sign-in here: sign in again. */
-async function startOver(ctx: Context, runtime: MfaRuntime): Promise<void> {
-  const url = new URL(runtime.config.pages.signIn ?? `${ctx.base.href}/signin`, ctx.base.origin)
-  url.searchParams.set('callbackUrl', await ctx.callbackTarget())
-  url.searchParams.set('error', 'SessionRequired')
-  ctx.redirect(url.href, 401)
+/** No pending sign-in here (another browser, too late, spent): sign in again. */
+function startOver(ctx: Context, runtime: MfaRuntime): Promise<void> {
+  return signInFirst(ctx, null, runtime.accounts, 'a second factor')
 }
