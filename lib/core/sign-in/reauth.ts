@@ -18,9 +18,18 @@ export function markReauth(ctx: Context, userId: string): void {
 
 /** The user this browser's step-up expects, or null (none, expired, not ours); the cookie is spent. */
 export function takeReauth(ctx: Context): string | null {
+  if (ctx.cookies[ctx.cookieSet.reauth.name] === undefined) return null
+  clearCookie(ctx.res, ctx.cookieSet.reauth)
+  return peekReauth(ctx)
+}
+
+/**
+ * The user this browser's step-up expects, or null, the cookie left as it is: for a provider that
+ * asks for a fresh sign-in when it starts one (OpenID Connect's `prompt=login`).
+ */
+export function peekReauth(ctx: Context): string | null {
   const value = ctx.cookies[ctx.cookieSet.reauth.name]
   if (value === undefined) return null
-  clearCookie(ctx.res, ctx.cookieSet.reauth)
   const opened = open(ctx.svc.reauthKey, value)
   const { u, exp } = opened ?? {}
   return typeof u === 'string' && typeof exp === 'number' && exp * 1000 > Date.now() ? u : null
