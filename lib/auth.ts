@@ -1,7 +1,7 @@
 import type { Router } from 'express'
 import { resolveConfig, type ResolvedConfig } from './infra/config'
 import { warnWithoutErrorListener } from './infra/config/stores'
-import type { AuthOptions } from './infra/config/types'
+import type { AuthOptions, SessionRecord } from './infra/config/types'
 import type { BaseUrl } from './infra/urls/base-url'
 import { keyRing } from './infra/crypto/keys'
 import { createCsrf } from './infra/csrf'
@@ -71,7 +71,7 @@ export function auth(options?: AuthOptions): AuthRouter {
   const handles = keyRing(config.secrets, 'session-handle')
   // The services and the store are made after the features (they list them, and run their session
   // hooks): a feature reaches them through this.
-  const built: { svc?: Services; handleOf?: (token: string) => string | null } = {}
+  const built: { svc?: Services; handleOf?: (token: string, record: SessionRecord | null) => string | null } = {}
   const env: FeatureEnv = {
     config,
     log: config.log,
@@ -79,7 +79,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     redis,
     tracked,
     keys: (purpose) => keyRing(config.secrets, purpose),
-    sessionHandle: (token) => built.handleOf!(token),
+    sessionHandle: (token, record) => built.handleOf!(token, record),
     services: () => built.svc!,
   }
   const features = buildFeatures(env)

@@ -168,6 +168,11 @@ export interface IdentifyEvent {
   readonly providerId: string
   readonly input: SignInInput
   readonly chosen: string | undefined
+  /**
+   * A step-up's sign-in: the user it must be (the signed-in one). An identity of nobody yet is
+   * refused (`AccessDenied`), never made a user of; the core compares the answer with it.
+   */
+  readonly reauthOf?: string
 }
 
 export interface SignInHooks {
@@ -211,8 +216,8 @@ export interface FeatureEnv {
   readonly tracked: TrackedReads | null
   /** A key ring derived from the secrets under one of the labels of lib/infra/crypto/keys.ts. */
   readonly keys: (purpose: KeyPurpose) => KeyRing
-  /** The `listSessions` handle of the session a session token names (null for cookie sessions). */
-  readonly sessionHandle: (token: string) => string | null
+  /** The `listSessions` handle of the session a session token names, `record` what it opened to (null for cookie sessions). */
+  readonly sessionHandle: (token: string, record: SessionRecord | null) => string | null
   /** The core's services, once built; a feature's handlers get them as `ctx.svc`. */
   readonly services: () => Services
 }

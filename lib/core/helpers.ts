@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express'
-import type { Session, SessionRecordView } from '../infra/config/types'
+import type { Session, SessionRecord, SessionRecordView } from '../infra/config/types'
 import type { Services } from './services'
 import { readRequestSession, type RequestSession } from './request-session'
 import { requireAuthOf, type RequireAuthOptions, type SignedInLocals } from './require-auth'
@@ -61,7 +61,7 @@ export interface CoreHelpers {
 /** `handleOf`: the `listSessions` handle of the session a cookie's token names (lib/core/session/devices.ts). */
 export function createHelpers(
   svc: Services,
-  handleOf: (token: string) => string | null,
+  handleOf: (token: string, record: SessionRecord | null) => string | null,
 ): Omit<CoreHelpers, 'getCsrfToken' | 'verifyCsrfToken'> {
   const { config } = svc
 
@@ -69,7 +69,7 @@ export function createHelpers(
 
   function recordView({ record, cookie }: RequestSession): SessionRecordView {
     const token = cookie.token()
-    return toRecordView(record, token === null ? null : handleOf(token))
+    return toRecordView(record, token === null ? null : handleOf(token, record))
   }
 
   async function getSession(req: Request): Promise<Session | null> {

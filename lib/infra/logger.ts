@@ -14,6 +14,7 @@ export interface LogEvents {
   'csrf.invalid': true
   'session.invalid': true
   'session.created': true
+  'session.reauthenticated': true
   signout: true
   'redirect.rejected': true
   'request.invalid': true

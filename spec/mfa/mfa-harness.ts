@@ -13,7 +13,14 @@ export { stopAll, newAddress } from '../password/password-harness'
 
 /** A password service with `mfa` on, and `GET /record`: the app's view of the browser's session (getSessionRecord). */
 export interface MfaService extends PasswordService {
-  record(browser: Browser): Promise<{ userId: string; amr: string[]; aal: number; authTime: number } | null>
+  record(browser: Browser): Promise<{
+    userId: string
+    amr: string[]
+    aal: number
+    authTime: number
+    signedInAt: string
+    handle: string | null
+  } | null>
 }
 
 export async function startMfaService(

@@ -1,8 +1,10 @@
 import { request } from 'node:http'
 import type { Express } from 'express'
+import session from 'express-session'
 import { Browser } from '../support/browser'
+import { useLink } from '../support/email-harness'
 import { restoreClock, setClock, useClock } from '../support/clock'
-import { GOOD, passwordSignIn, signUp } from '../password/password-harness'
+import { GOOD, linkIn, passwordSignIn, signUp } from '../password/password-harness'
 import { codeOf, enrolledUser, newAddress, startMfaService, stopAll, type MfaService } from './mfa-harness'
 
 /**
@@ -16,7 +18,7 @@ afterEach(stopAll)
 afterEach(restoreClock)
 
 /** The service with `/payout` (two factors) and `/settings` (signed in within the last 5 minutes). */
-async function service(): Promise<MfaService> {
+async function service(strategy: 'cookie' | 'database' = 'cookie'): Promise<MfaService> {
   let s: MfaService | null = null
   const routes = (app: Express) => {
     app.get(
@@ -34,7 +36,10 @@ async function service(): Promise<MfaService> {
       },
     )
   }
-  s = await startMfaService(undefined, { setup: routes })
+  s = await startMfaService(undefined, {
+    setup: routes,
+    options: { session: strategy === 'cookie' ? { strategy } : { strategy, store: new session.MemoryStore() } },
+  })
   return s
 }
 
@@ -134,6 +139,63 @@ describe('step-up: requireAuth({ maxAge, aal })', () => {
     await browser.jar.fetch(page.location!)
     const other = await passwordSignIn(s, browser, theirs, GOOD)
     expect(((await other.json()) as { url: string }).url).toBe(`${s.base}/error?error=AccessDenied`)
+    expect(await browser.session()).toMatchObject({ user: { email: mine } })
+  })
+
+  it.each(['database', 'cookie'] as const)(
+    'a re-authentication goes on with the same session (%s): a new token, the same handle, the sign-in time kept',
+    async (strategy) => {
+      let now = Math.floor(Date.now() / 1000)
+      useClock(now)
+      const s = await service(strategy)
+      const browser = new Browser(s)
+      const address = newAddress()
+      await signUp(s, browser, address, GOOD)
+      const before = (await s.record(browser))!
+      const oldCookies = browser.jar.header(`${s.base}/session`)
+      now += 301
+      setClock(now)
+      const page = await navigate(browser, `${s.origin}/settings`)
+      await browser.jar.fetch(page.location!)
+      await passwordSignIn(s, browser, address, GOOD)
+      expect((await call(browser, `${s.origin}/settings`)).status).toBe(200)
+      const after = (await s.record(browser))!
+      expect(after.userId).toBe(before.userId)
+      expect(after.authTime).toBeGreaterThanOrEqual(now)
+      expect(after.signedInAt).toBe(before.signedInAt)
+      expect(after.amr).toEqual(['pwd'])
+      expect(browser.jar.header(`${s.base}/session`)).not.toBe(oldCookies)
+      if (strategy === 'cookie') {
+        expect(after.handle).toBeNull()
+        return
+      }
+      expect(after.handle).toBe(before.handle)
+      expect(after.handle).toEqual(expect.any(String))
+      const devices = await s.router.listSessions(after.userId)
+      expect(devices.map(({ handle }) => handle)).toEqual([before.handle])
+      // The token the session had before opens nothing any more.
+      const stale = await fetch(`${s.base}/session`, { headers: { cookie: oldCookies! } })
+      expect(await stale.json()).toEqual({})
+      // The handle still ends it.
+      expect(await s.router.revokeSession(after.userId, before.handle!)).toBe(true)
+      expect(await browser.session()).toEqual({})
+    },
+  )
+
+  it('refuses a re-authentication with an identity of nobody, and makes no user of it', async () => {
+    const s = await service()
+    const browser = new Browser(s)
+    const mine = newAddress()
+    await signUp(s, browser, mine, GOOD)
+    const page = await navigate(browser, `${s.origin}/payout`)
+    await browser.jar.fetch(page.location!)
+    const stranger = newAddress()
+    const body = new URLSearchParams({ csrfToken: await browser.csrfToken(), email: stranger, json: 'true' })
+    await browser.jar.fetch(`${s.base}/signin/email`, { method: 'POST', body })
+    const link = linkIn(await s.smtp.nextMessage(), s.base, '/callback/email')
+    const res = await useLink(s, browser, link)
+    expect(res.headers.get('location')).toBe(`${s.base}/error?error=AccessDenied`)
+    expect(await s.store.findUserByVerifiedEmail(stranger)).toBeNull()
     expect(await browser.session()).toMatchObject({ user: { email: mine } })
   })
 })

@@ -76,6 +76,36 @@ describe('the database record store', () => {
   })
 })
 
+describe('a re-authentication (rekey)', () => {
+  it('moves the session to a new token: the old one opens nothing, the old id still ends it, the handle source is kept', async () => {
+    const store = new session.MemoryStore()
+    const sessions = databaseStore({
+      store,
+      index: memoryState(7200).sessionIndex,
+      indexed: true,
+      call: (work) => work(),
+      maxLifetime: 7200,
+    })
+    const first = await sessions.write(RECORD, null, { userAgent: 'Firefox', address: '192.0.2.1', provider: 'email' })
+    const moved = await sessions.rekey!({ ...RECORD, authTime: NOW + 5 }, first)
+    expect(moved.token).not.toBe(first)
+    expect(moved.record.handleSid).toBe(sidOf(first))
+    expect(await sessions.read(first, NOW, 7200)).toBeNull()
+    expect((await sessions.read(moved.token, NOW, 7200))?.record).toMatchObject({ authTime: NOW + 5 })
+    const listing = sessions.listing!
+    const listed = await listing.list(RECORD.userId, NOW, 7200)
+    expect(listed.map(({ sid, device }) => ({ sid, userAgent: device?.userAgent }))).toEqual([
+      { sid: sidOf(moved.token), userAgent: 'Firefox' },
+    ])
+    // Moved again: named by the id it signed in with (a provider's back-channel logout), it still ends.
+    const again = await sessions.rekey!(moved.record, moved.token)
+    expect(again.record.handleSid).toBe(sidOf(first))
+    expect(await listing.end(RECORD.userId, sidOf(first))).toBe(true)
+    expect(await sessions.read(again.token, NOW, 7200)).toBeNull()
+    expect(await listing.end(RECORD.userId, sidOf(first))).toBe(false)
+  })
+})
+
 describe('the database record store over a shared index', () => {
   /** The store as auth() builds it with Redis: every session must be listed to be valid. */
   function indexedStore() {

@@ -33,9 +33,32 @@ export function deviceEntries(store: ExpressSessionStore, call: Call) {
   })
 }
 
+/**
+ * Where a re-authenticated database session went, under `moved.{sid}` of its old id: the new id,
+ * expiring when the session can no longer live. Whatever names the session by an id it had (a
+ * provider's back-channel logout, kept at sign-in) still finds it through these.
+ */
+export function movedEntries(store: ExpressSessionStore, call: Call) {
+  const keyOf = (sid: string) => `moved.${sid}`
+  return Object.freeze({
+    async keep(from: string, to: string, untilSeconds: number) {
+      const entry = { cookie: storeCookie(untilSeconds), to }
+      await call(() => callStore((done) => store.set(keyOf(from), entry, done)))
+    },
+    async next(sid: string): Promise<string | null> {
+      const entry = await call(() => callStore<unknown>((done) => store.get(keyOf(sid), done)))
+      return isRecord(entry) && typeof entry.to === 'string' && entry.to !== '' ? entry.to : null
+    },
+  })
+}
+
+/** How many re-authentications in a row a session's old id is followed through. */
+const MAX_MOVES = 8
+
 export interface ListingParts {
   readonly index: SessionIndex
   readonly devices: ReturnType<typeof deviceEntries>
+  readonly forwards: ReturnType<typeof movedEntries>
   /** The stored value of a session id (the store's, or the one held in memory). */
   readonly get: (sid: string) => Promise<unknown>
   /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
@@ -57,7 +80,17 @@ function recordOf(stored: unknown, userId: string, nowSeconds: number, lifetime:
  * provider's back-channel logout of one session. The one way to end a session outside the manager,
  * so it runs the lifecycle's `sessionEnded` itself.
  */
-export function databaseListing({ index, devices, get, end, sidOf, hooks }: ListingParts): SessionListing {
+export function databaseListing({ index, devices, forwards, get, end, sidOf, hooks }: ListingParts): SessionListing {
+  /** The id a session named by `sid` has now (moved by re-authentications), when it is listed; else null. */
+  async function current(userId: string, sid: string, now: number): Promise<string | null> {
+    const members = await index.members(userId, now)
+    let at: string | null = sid
+    for (let moves = 0; at !== null && moves <= MAX_MOVES; moves++) {
+      if (members.includes(at)) return at
+      at = await forwards.next(at)
+    }
+    return null
+  }
   return Object.freeze({
     sidOf,
     async list(userId: string, nowSeconds: number, lifetime: number) {
@@ -71,9 +104,11 @@ export function databaseListing({ index, devices, get, end, sidOf, hooks }: List
       )
       return listed.filter((session): session is ListedSession => session !== null)
     },
-    async end(userId: string, sid: string, record?: SessionRecord) {
+    async end(userId: string, named: string, given?: SessionRecord) {
       const now = Math.floor(Date.now() / 1000)
-      if (!(await index.members(userId, now)).includes(sid)) return false
+      const sid = await current(userId, named, now)
+      if (sid === null) return false
+      const record = sid === named ? given : undefined
       // What it held, for the hooks: read only when one of them wants it and the caller did not say.
       const held = record ?? (hooks.endsSessions ? recordOf(await get(sid), userId, now, Infinity) : null)
       await end(userId, [sid])

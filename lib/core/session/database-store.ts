@@ -6,7 +6,7 @@ import { callStore, type ExpressSessionStore } from '../../infra/store/express-s
 import type { SessionIndex } from '../../infra/store/types'
 import { isRecord } from '../../infra/util/object'
 import { fromClaims, toClaims } from './record'
-import { databaseListing, deviceEntries } from './database-listing'
+import { databaseListing, deviceEntries, movedEntries } from './database-listing'
 import type { DeviceInfo } from './device-info'
 import { sessionHooks, type SessionLifecycle } from './lifecycle'
 import type { OpenedRecord, RecordStore } from './record-store'
@@ -77,6 +77,7 @@ export function databaseStore(parts: DatabaseStoreParts): RecordStore {
     if (failed) throw failed.reason
   }
   const devices = deviceEntries(store, call)
+  const forwards = movedEntries(store, call)
   const sidOf = (token: string) => (isToken(token) ? digest(token) : null)
   /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
   const end = async (userId: string, sids: readonly string[]) => {
@@ -142,6 +143,33 @@ export function databaseStore(parts: DatabaseStoreParts): RecordStore {
       return token
     },
 
+    async rekey(record: SessionRecord, previous: string) {
+      const from = digest(previous)
+      const token = randomToken(32)
+      const sid = digest(token)
+      const until = record.createdAt + maxLifetime
+      const kept: SessionRecord = { ...record, handleSid: record.handleSid ?? from }
+      const device = await devices.read(from).catch(() => null)
+      if (device) await devices.keep(sid, device, until)
+      await set(sid, { cookie: storeCookie(kept.expiresAt), ...toClaims(kept) })
+      let dropped: string[]
+      try {
+        dropped = await index.add(kept.userId, sid, until)
+        // Whatever names the session by its old id (a provider's back-channel logout) is sent on.
+        await forwards.keep(from, sid, until)
+      } catch (error) {
+        await index.remove(kept.userId, [sid]).catch(() => undefined)
+        await destroy(sid).catch(() => undefined)
+        await devices.forget([sid])
+        throw error
+      }
+      await destroyAll(dropped).catch(() => undefined)
+      await devices.forget(dropped)
+      // The old token ends as sign-out ends one (unlisted, then deleted), but the session goes on.
+      await end(kept.userId, [from])
+      return { token, record: kept }
+    },
+
     async remove(token: string, record: SessionRecord | null) {
       if (!isToken(token)) return
       const sid = digest(token)
@@ -162,7 +190,15 @@ export function databaseStore(parts: DatabaseStoreParts): RecordStore {
       )
     },
 
-    listing: databaseListing({ index, devices, get, end, sidOf, hooks: sessionHooks(parts.lifecycles ?? []) }),
+    listing: databaseListing({
+      index,
+      devices,
+      forwards,
+      get,
+      end,
+      sidOf,
+      hooks: sessionHooks(parts.lifecycles ?? []),
+    }),
   })
 }
 

@@ -2,6 +2,7 @@ import type { KeyRing } from '../../infra/crypto/keys'
 import { mac, verifyMac } from '../../infra/crypto/mac'
 import { ConfigurationError } from '../../infra/errors'
 import type { Revocations } from '../../infra/store/types'
+import type { SessionRecord } from '../../infra/config/types'
 import type { RecordStore } from './record-store'
 import { revocableSince } from './record'
 
@@ -44,12 +45,16 @@ export interface DeviceHelpers {
 /**
  * The handle `listSessions` gives the session a cookie's token names: how the app finds the
  * current device in the list (`getSessionRecord(req).handle`). Null for cookie sessions, which are
- * never listed.
+ * never listed. `record`: what the token opened to (a re-authenticated session keeps the handle it
+ * signed in with, `handleSid`).
  */
-export function handleOfToken(records: RecordStore, ring: KeyRing): (token: string) => string | null {
-  return (token) => {
+export function handleOfToken(
+  records: RecordStore,
+  ring: KeyRing,
+): (token: string, record: SessionRecord | null) => string | null {
+  return (token, record) => {
     const sid = records.listing?.sidOf(token) ?? null
-    return sid === null ? null : mac(ring.current, sid)
+    return sid === null ? null : mac(ring.current, record?.handleSid ?? sid)
   }
 }
 
@@ -87,7 +92,7 @@ export function createDevices(
       return sessions
         .map(({ sid, record, device }) =>
           Object.freeze({
-            handle: mac(ring.current, sid),
+            handle: mac(ring.current, record.handleSid ?? sid),
             signedInAt: record.createdAt,
             renewedAt: record.issuedAt,
             expiresAt: record.expiresAt,
@@ -104,7 +109,9 @@ export function createDevices(
       const listing = requireListing()
       // A handle is the client's to send: anything but one of ours names no session.
       if (typeof handle !== 'string' || handle.length !== 43) return false
-      const found = (await listing.list(userId, now(), maxLifetime)).find(({ sid }) => verifyMac(ring, handle, sid))
+      const found = (await listing.list(userId, now(), maxLifetime)).find(({ sid, record }) =>
+        verifyMac(ring, handle, record.handleSid ?? sid),
+      )
       return found === undefined ? false : listing.end(userId, found.sid, found.record)
     },
   })

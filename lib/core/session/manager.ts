@@ -46,6 +46,19 @@ export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
     input: NewSession,
     stored?: (sid: string | null) => Promise<void>,
   ): Promise<SessionRecord>
+  /**
+   * A re-authentication (step-up) by the signed-in user: the transport's session, when it opens to
+   * `input.userId`'s, goes on with what the user proved just now (`amr`, `authTime`) under a new
+   * token; a database session keeps its handle (`listSessions`). Its sign-in time, and so its
+   * `maxLifetime`, stay; its provider and the provider's tokens stay unless this sign-in brought
+   * tokens of its own. Without such a session (expired, signed out meanwhile): a new one, as `create`.
+   * `stored` as for `create`.
+   */
+  reauthenticate(
+    transport: SessionTransport,
+    input: NewSession,
+    stored?: (sid: string | null) => Promise<void>,
+  ): Promise<SessionRecord>
   /** Renews the session when it was issued more than `updateAge` ago; returns the current record. */
   renewIfDue(transport: SessionTransport, record: SessionRecord): Promise<SessionRecord>
   /** Rewrites the session with new data, keeping its expiry. */
@@ -181,6 +194,65 @@ async function reissued({ timing, revocations }: Parts, record: SessionRecord): 
   return { ...record, reissuedAt, issuedAt: now, expiresAt }
 }
 
+/** The session `old` as a re-authentication by `input` leaves it (see `SessionManager.reauthenticate`). */
+async function reauthenticated(
+  { timing, revocations }: Parts,
+  old: SessionRecord,
+  input: NewSession,
+): Promise<SessionRecord> {
+  const now = nowSeconds()
+  const { amr: _amr, tokens: _tokens, tokenError: _tokenError, provider: _provider, ...kept } = old
+  const tokens = input.tokens === undefined ? old : input
+  const record: SessionRecord = {
+    ...kept,
+    user: input.user,
+    ...(input.data === undefined ? {} : { data: input.data }),
+    ...(tokens.provider === undefined ? {} : { provider: tokens.provider }),
+    ...(tokens.tokens === undefined ? {} : { tokens: tokens.tokens }),
+    ...(tokens.tokenError ? { tokenError: true as const } : {}),
+    ...(input.amr === undefined || input.amr.length === 0 ? {} : { amr: [...input.amr] }),
+    // By the revocations' clock, as a sign-in is dated.
+    authTime: Math.max(await revocations.stamp(old.userId), old.createdAt),
+    issuedAt: now,
+    expiresAt: Math.min(now + timing.maxAge, old.createdAt + timing.maxLifetime),
+  }
+  return record
+}
+
+/** See `SessionManager.reauthenticate`, for a session that opened to the same user. */
+async function reauthenticate(
+  parts: Parts,
+  transport: SessionTransport,
+  old: SessionRecord,
+  input: NewSession,
+  stored?: (sid: string | null) => Promise<void>,
+): Promise<SessionRecord> {
+  const { records, hooks } = parts
+  const previous = transport.token()
+  const record = await reauthenticated(parts, old, input)
+  if (records.rekey === undefined || previous === null) {
+    // A cookie session: the new cookie is the new token (a copy of the old one keeps its old proof).
+    await writeSession(parts, transport, record, null, null, stored)
+    return record
+  }
+  const moved = await records.rekey(record, previous)
+  await hooks.sessionRenewed(moved.record)
+  transport.assertFits(moved.token)
+  if (stored) {
+    try {
+      await stored(records.listing?.sidOf(moved.token) ?? null)
+    } catch (error) {
+      await records
+        .remove(moved.token, moved.record)
+        .then(() => hooks.sessionEnded(moved.record))
+        .catch(() => undefined)
+      throw error
+    }
+  }
+  transport.write(moved.token, moved.record.expiresAt - nowSeconds())
+  return moved.record
+}
+
 /** See `SessionManager.revokeOthers`. */
 async function endOthers(parts: Parts, transport: SessionTransport, record: SessionRecord): Promise<void> {
   const { records, revocations, hooks } = parts
@@ -225,6 +297,18 @@ export function createSessionManager(
       const previous = transport.token()
       if (previous !== null) await endSession(parts, previous, null)
       return startSession(parts, transport, input, stored)
+    },
+
+    async reauthenticate(
+      transport: SessionTransport,
+      input: NewSession,
+      stored?: (sid: string | null) => Promise<void>,
+    ) {
+      const opened = await open(transport)
+      if (opened === null || opened.record.userId !== input.userId) return manager.create(transport, input, stored)
+      const token = transport.token()
+      if (token !== null) remembered.forget(token)
+      return reauthenticate(parts, transport, opened.record, input, stored)
     },
 
     async renewIfDue(transport: SessionTransport, record: SessionRecord) {

@@ -50,6 +50,15 @@ export interface RecordStore {
   removeAll(userId: string, nowSeconds: number, keep?: string): Promise<void>
   /** The store's listing: a user's sessions one by one (the database store only; cookie sessions are nowhere). */
   readonly listing?: SessionListing
+  /**
+   * The database store: the session of token `previous` goes on under a new token (a
+   * re-authentication): the record is kept under the new token's id, listed and with its device
+   * entry, and the old token opens nothing any more. The session stays the same one: its handle
+   * (`record.handleSid`), and whatever names it by its old id (a provider's back-channel logout) finds
+   * it still. Answers the new token, and the record as kept. The cookie store has none: any write is
+   * a new token.
+   */
+  rekey?(record: SessionRecord, previous: string): Promise<{ token: string; record: SessionRecord }>
 }
 
 /** One listed session: its id in the store, its record and where it signed in from (null: not known). */

@@ -21,6 +21,7 @@ export function toClaims(record: SessionRecord): Record<string, unknown> {
   if (record.reissuedAt !== undefined) claims.reissued_at = record.reissuedAt
   if (record.amr !== undefined) claims.amr = record.amr
   if (record.authTime !== undefined) claims.reauth_time = record.authTime
+  if (record.handleSid !== undefined) claims.hsid = record.handleSid
   return claims
 }
 
@@ -43,7 +44,7 @@ export function fromClaims(
 ): SessionRecord | null {
   if (!claims) return null
   const { sub, user, data, iat, exp, auth_time: createdAt, provider, tok, tok_err: tokenError, reissued_at } = claims
-  const { amr, reauth_time: authTime } = claims
+  const { amr, reauth_time: authTime, hsid } = claims
   if (
     typeof sub !== 'string' ||
     sub === '' ||
@@ -62,6 +63,7 @@ export function fromClaims(
   if (reissued_at !== undefined && (typeof reissued_at !== 'number' || !(reissued_at >= createdAt))) return null
   if (amr !== undefined && !isAmr(amr)) return null
   if (authTime !== undefined && (typeof authTime !== 'number' || !(authTime >= createdAt))) return null
+  if (hsid !== undefined && (typeof hsid !== 'string' || hsid === '' || hsid.length > 128)) return null
   const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
   if (data !== undefined) record.data = data
   if (provider !== undefined) record.provider = provider
@@ -70,6 +72,7 @@ export function fromClaims(
   if (reissued_at !== undefined) record.reissuedAt = reissued_at
   if (amr !== undefined) record.amr = [...amr]
   if (authTime !== undefined) record.authTime = authTime
+  if (hsid !== undefined) record.handleSid = hsid
   return record
 }
 

@@ -48,6 +48,8 @@ export interface HeldSignIn {
   readonly data?: Record<string, unknown>
   readonly amr: readonly string[]
   readonly input: HeldInput
+  /** A step-up's sign-in by the signed-in user: the session goes on under a new token (not a new session). */
+  readonly reauth?: true
 }
 
 /** What a provider vouches for: its stable subject, and an address when it verified one. */
@@ -86,6 +88,11 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   if (decision.kind === 'redirect')
     return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
 
+  // A step-up's sign-in (./reauth.ts) is the signed-in user's own, or nobody's: known before any
+  // feature acts on the identity (accounts would make a user of a new one).
+  const expected = takeReauth(ctx)
+  if (expected !== null && decision.userId !== undefined && decision.userId !== expected)
+    return refuseReauth(ctx, expected)
   let userId = decision.userId ?? input.userId ?? `${providerId}:${user.id}`
   let sessionUser: NewSession['user'] = {
     name: user.name ?? null,
@@ -94,22 +101,18 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   }
   const identify = hooks.find((hook) => hook.identify !== undefined)?.identify
   if (identify) {
-    const identified = await identify({ ctx, providerId, input, chosen: decision.userId })
+    const identified = await identify({
+      ctx,
+      providerId,
+      input,
+      chosen: decision.userId,
+      ...(expected === null ? {} : { reauthOf: expected }),
+    })
     if (identified.kind === 'refused') return ctx.redirectToError(identified.error)
     userId = identified.userId
     if (identified.user) sessionUser = identified.user
   }
-  // A step-up's sign-in (./reauth.ts) is the signed-in user's own, or nobody's.
-  const expected = takeReauth(ctx)
-  if (expected !== null && expected !== userId) {
-    svc.log(
-      'warn',
-      'callback.error',
-      'a re-authentication signed in as another user: refused',
-      svc.userForLog(expected),
-    )
-    return ctx.redirectToError('AccessDenied')
-  }
+  if (expected !== null && expected !== userId) return refuseReauth(ctx, expected)
   if (input.prepare && !(await input.prepare(userId))) return ctx.redirectToError('CredentialsSignin')
   const { prepare: _prepare, profile: _profile, ...kept } = input
   const held: HeldSignIn = {
@@ -119,10 +122,22 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
     ...(decision.data ? { data: decision.data } : {}),
     amr: methodsOf(input),
     input: kept,
+    ...(expected === null ? {} : { reauth: true as const }),
   }
   const event: SignInEvent = { ctx, providerId, userId, input }
   for (const hook of hooks) if (await hook.hold?.(event, held)) return
   await makeSession(ctx, held, input, hooks)
+}
+
+/** A step-up's sign-in as another user: refused, and the session stays as it was. */
+function refuseReauth(ctx: Context, expected: string): void {
+  ctx.svc.log(
+    'warn',
+    'callback.error',
+    'a re-authentication signed in as another user: refused',
+    ctx.svc.userForLog(expected),
+  )
+  ctx.redirectToError('AccessDenied')
 }
 
 /**
@@ -154,20 +169,22 @@ async function makeSession(
   let added = {}
   for (const hook of hooks) added = { ...added, ...(await hook.beforeSession?.(event)) }
   const stored = hooks.filter((hook) => hook.sessionStored !== undefined)
-  const record = await svc.sessions.create(
-    ctx.sessionCookie(),
-    {
-      userId,
-      user: held.user,
-      ...(held.data ? { data: held.data } : {}),
-      provider: providerId,
-      ...(held.amr.length > 0 ? { amr: [...held.amr] } : {}),
-      ...added,
-    },
-    stored.length === 0 ? undefined : (sid) => everyStored(stored, event, sid),
-  )
+  const newSession: NewSession = {
+    userId,
+    user: held.user,
+    ...(held.data ? { data: held.data } : {}),
+    provider: providerId,
+    ...(held.amr.length > 0 ? { amr: [...held.amr] } : {}),
+    ...added,
+  }
+  const whenStored = stored.length === 0 ? undefined : (sid: string | null) => everyStored(stored, event, sid)
+  // A step-up goes on with the session it proved again (a new token, the same handle).
+  const record = held.reauth
+    ? await svc.sessions.reauthenticate(ctx.sessionCookie(), newSession, whenStored)
+    : await svc.sessions.create(ctx.sessionCookie(), newSession, whenStored)
   renewCsrf(ctx, input.flowId)
-  svc.log('info', 'session.created', 'signed in', {
+  const again = held.reauth === true && record.authTime !== undefined
+  svc.log('info', again ? 'session.reauthenticated' : 'session.created', again ? 'signed in again' : 'signed in', {
     ...svc.userForLog(record.userId),
     provider: providerId,
   })

@@ -17,13 +17,16 @@ import type { IdentityKey, StoredAccount, User } from './store'
  * - a new identity whose provider verified an address that belongs to a user makes no session
  *   (`OAuthAccountNotLinked`): it waits in a sealed cookie until that user signs in here with a way
  *   in they already have (the confirm path), unless its provider is in `dangerouslyLinkByEmail`;
- * - any other new identity creates a user (unless `signUp: false`), once, whatever races.
+ * - any other new identity creates a user (unless `signUp: false`), once, whatever races;
+ * - a step-up's sign-in (`reauthOf`) is a way in that user already has, or refused: it never
+ *   links, adopts or creates.
  */
 export function identifyUser(runtime: AccountsRuntime): (event: IdentifyEvent) => Promise<Identified> {
-  return async ({ ctx, providerId, input, chosen }) => {
+  return async ({ ctx, providerId, input, chosen, reauthOf }) => {
     const pending = readLinkState(ctx, runtime.keys)
     if (pending !== null) clearLinkState(ctx)
     const steps = new Steps(runtime, ctx, providerId, input)
+    if (reauthOf !== undefined) return steps.again(reauthOf, identityKey(providerId, input))
     // A passkey's own store says whose it is: the sign-in's proof is the passkey itself.
     if (input.userKnown && input.userId !== undefined) {
       if (chosen !== undefined && chosen !== input.userId)
@@ -122,6 +125,18 @@ class Steps {
     const created = await this.runtime.call((store) => store.createUser(this.newUser(userId, undefined), null))
     if (created.kind === 'created') await this.created(created.user)
     return this.runtime.call((store) => store.getUser(userId))
+  }
+
+  /** A step-up's sign-in: a way in `userId` has (a passkey of theirs, a linked identity), else refused. */
+  async again(userId: string, key: IdentityKey | null): Promise<Identified> {
+    const refuse = () =>
+      this.refuse('AccessDenied', 'a re-authentication with a way in the signed-in user does not have', userId)
+    if (this.input.userKnown) {
+      if (this.input.userId !== userId) return refuse()
+      return this.signedIn(await this.runtime.call((store) => store.getUser(userId)), null)
+    }
+    const known = key === null ? null : await this.runtime.call((store) => store.findAccount(key))
+    return known?.userId === userId ? this.known(known, null) : refuse()
   }
 
   /** A known identity: its user, the account's use recorded. */

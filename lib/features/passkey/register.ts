@@ -1,3 +1,4 @@
+import type { SessionRecord } from '../../infra/config/types'
 import type { Context } from '../../core/context'
 import { verifyRegistration, type Expected } from './ceremony'
 import { modelOf } from './aaguid'
@@ -24,8 +25,10 @@ export async function addPasskey(
 ): Promise<void> {
   const { handle, user, userId } = ceremony
   if (handle === undefined || user === undefined) return refuse(ctx, 'a registration without its user')
+  let signedIn: SessionRecord | null = null
   if (userId !== undefined) {
     const record = await ctx.svc.sessions.read(ctx.sessionCookie())
+    signedIn = record
     if (record?.userId !== userId) return refuse(ctx, 'a registration whose user is no longer signed in')
     if (!signedInRecently(record, runtime, runtime.provider.challengeMaxAge) || !(await assured(ctx, record))) {
       logSignInAgain(ctx, record, 'registration')
@@ -58,7 +61,7 @@ export async function addPasskey(
     ctx.svc.log('info', 'passkey.added', 'a passkey was added', { ...ctx.svc.userForLog(owner) })
     // The session that added it, when it is one the device list names (a sign-up's comes after it).
     const token = userId === undefined ? null : ctx.sessionCookie().token()
-    const added = { userId: owner, passkeyId: result.id, handle: token === null ? null : runtime.sessionHandle(token) }
+    const added = { userId: owner, passkeyId: result.id, handle: token === null ? null : runtime.sessionHandle(token, signedIn) }
     await ctx.emit('passkeyAdded', ctx.svc.config.events.passkeyAdded, added)
     return true
   }

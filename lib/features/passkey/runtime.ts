@@ -1,3 +1,4 @@
+import type { SessionRecord } from '../../infra/config/types'
 import { keyRing, type KeyRing } from '../../infra/crypto/keys'
 import type { Log } from '../../infra/logger'
 import { memoryChallengeStore, memoryPasskeyStore, type ChallengeStore, type PasskeyStore } from './store'
@@ -17,7 +18,7 @@ export interface PasskeyRuntime {
   /** The challenge's store key is HMAC(cookie value): a dump of the store names no browser's cookie. */
   readonly challengeKeys: KeyRing
   /** The `listSessions` handle of the session a cookie's token names (null for cookie sessions), for `passkeyAdded`. */
-  readonly sessionHandle: (token: string) => string | null
+  readonly sessionHandle: (token: string, record: SessionRecord | null) => string | null
 }
 
 /**
@@ -31,7 +32,7 @@ export function createPasskeyRuntime(
   log: Log,
   redis: RedisRunner | null,
   base: BaseUrl | null,
-  sessionHandle: (token: string) => string | null,
+  sessionHandle: (token: string, record: SessionRecord | null) => string | null,
 ): PasskeyRuntime | null {
   const provider = providers.find((p) => p.type === 'webauthn')
   if (!provider) return null

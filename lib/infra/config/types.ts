@@ -55,6 +55,11 @@ export interface SessionRecord {
   authTime?: number
   /** How the user proved it (RFC 8176 values: `pwd`, `otp`, `hwk`, `swk`, `user`, `mfa`, …); absent: not known. */
   amr?: string[]
+  /**
+   * Database sessions a re-authentication moved to a new token: the store's id of the session as
+   * it signed in, which its handle (`listSessions`) is still made from. Absent: the current id.
+   */
+  handleSid?: string
 }
 
 /**
