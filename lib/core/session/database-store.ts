@@ -78,6 +78,7 @@ export function databaseStore(parts: DatabaseStoreParts): RecordStore {
   }
   const devices = deviceEntries(store, call)
   const forwards = movedEntries(store, call)
+  const hooks = sessionHooks(parts.lifecycles ?? [])
   const sidOf = (token: string) => (isToken(token) ? digest(token) : null)
   /** Ends listed sessions as sign-out does: unlisted first, then deleted. */
   const end = async (userId: string, sids: readonly string[]) => {
@@ -86,24 +87,12 @@ export function databaseStore(parts: DatabaseStoreParts): RecordStore {
     await devices.forget(sids)
   }
 
-  /**
-   * The record, when the store's value and the user's index are both held in memory (no I/O), with
-   * the check that they still are: only then may what was found about it be reused.
-   */
-  function fromMemory(sid: string, nowSeconds: number, lifetime: number): OpenedRecord | null {
-    const held = cached?.held(sid)
-    if (!held || !isRecord(held.stored)) return null
-    const record = fromClaims(held.stored, nowSeconds, lifetime)
-    if (!record || cached!.listed(record.userId, sid) !== true) return null
-    return { record, reuse: cached!.stillHeld(sid, held.version, record.userId) }
-  }
-
   return Object.freeze({
     async read(token: string, nowSeconds: number, lifetime: number): Promise<OpenedRecord | null> {
       if (!isToken(token)) return null
       const sid = digest(token)
       // Anything short of a valid, listed record held in memory takes the full way below.
-      const known = indexed ? fromMemory(sid, nowSeconds, lifetime) : null
+      const known = indexed && cached ? fromMemory(cached, sid, nowSeconds, lifetime) : null
       if (known) return known
       const stored = await get(sid)
       const record = isRecord(stored) ? fromClaims(stored, nowSeconds, lifetime) : null
@@ -143,32 +132,7 @@ export function databaseStore(parts: DatabaseStoreParts): RecordStore {
       return token
     },
 
-    async rekey(record: SessionRecord, previous: string) {
-      const from = digest(previous)
-      const token = randomToken(32)
-      const sid = digest(token)
-      const until = record.createdAt + maxLifetime
-      const kept: SessionRecord = { ...record, handleSid: record.handleSid ?? from }
-      const device = await devices.read(from).catch(() => null)
-      if (device) await devices.keep(sid, device, until)
-      await set(sid, { cookie: storeCookie(kept.expiresAt), ...toClaims(kept) })
-      let dropped: string[]
-      try {
-        dropped = await index.add(kept.userId, sid, until)
-        // Whatever names the session by its old id (a provider's back-channel logout) is sent on.
-        await forwards.keep(from, sid, until)
-      } catch (error) {
-        await index.remove(kept.userId, [sid]).catch(() => undefined)
-        await destroy(sid).catch(() => undefined)
-        await devices.forget([sid])
-        throw error
-      }
-      await destroyAll(dropped).catch(() => undefined)
-      await devices.forget(dropped)
-      // The old token ends as sign-out ends one (unlisted, then deleted), but the session goes on.
-      await end(kept.userId, [from])
-      return { token, record: kept }
-    },
+    rekey: rekeying({ devices, forwards, index, set, destroy, destroyAll, end, maxLifetime }),
 
     async remove(token: string, record: SessionRecord | null) {
       if (!isToken(token)) return
@@ -190,19 +154,65 @@ export function databaseStore(parts: DatabaseStoreParts): RecordStore {
       )
     },
 
-    listing: databaseListing({
-      index,
-      devices,
-      forwards,
-      get,
-      end,
-      sidOf,
-      hooks: sessionHooks(parts.lifecycles ?? []),
-    }),
+    listing: databaseListing({ index, devices, forwards, get, end, sidOf, hooks }),
   })
 }
 
 /** The user id a stored record names (its `sub`), or null. */
 function userIdIn(stored: unknown): string | null {
   return isRecord(stored) && typeof stored.sub === 'string' && stored.sub !== '' ? stored.sub : null
+}
+
+/**
+ * The record, when the store's value and the user's index are both held in memory (no I/O), with
+ * the check that they still are: only then may what was found about it be reused.
+ */
+function fromMemory(cached: CachedRecords, sid: string, nowSeconds: number, lifetime: number): OpenedRecord | null {
+  const held = cached.held(sid)
+  if (!held || !isRecord(held.stored)) return null
+  const record = fromClaims(held.stored, nowSeconds, lifetime)
+  if (!record || cached.listed(record.userId, sid) !== true) return null
+  return { record, reuse: cached.stillHeld(sid, held.version, record.userId) }
+}
+
+/** What `rekey` works with: the store's steps of databaseStore. */
+interface RekeyParts {
+  readonly devices: ReturnType<typeof deviceEntries>
+  readonly forwards: ReturnType<typeof movedEntries>
+  readonly index: SessionIndex
+  readonly set: (sid: string, value: object) => Promise<unknown>
+  readonly destroy: (sid: string) => Promise<unknown>
+  readonly destroyAll: (sids: readonly string[]) => Promise<void>
+  readonly end: (userId: string, sids: readonly string[]) => Promise<void>
+  readonly maxLifetime: number
+}
+
+/** `RecordStore.rekey` of the database store (a re-authentication): see there. */
+function rekeying({ devices, forwards, index, set, destroy, destroyAll, end, maxLifetime }: RekeyParts) {
+  return async (record: SessionRecord, previous: string) => {
+    const from = digest(previous)
+    const token = randomToken(32)
+    const sid = digest(token)
+    const until = record.createdAt + maxLifetime
+    const kept: SessionRecord = { ...record, handleSid: record.handleSid ?? from }
+    const device = await devices.read(from).catch(() => null)
+    if (device) await devices.keep(sid, device, until)
+    await set(sid, { cookie: storeCookie(kept.expiresAt), ...toClaims(kept) })
+    let dropped: string[]
+    try {
+      dropped = await index.add(kept.userId, sid, until)
+      // Whatever names the session by its old id (a provider's back-channel logout) is sent on.
+      await forwards.keep(from, sid, until)
+    } catch (error) {
+      await index.remove(kept.userId, [sid]).catch(() => undefined)
+      await destroy(sid).catch(() => undefined)
+      await devices.forget([sid])
+      throw error
+    }
+    await destroyAll(dropped).catch(() => undefined)
+    await devices.forget(dropped)
+    // The old token ends as sign-out ends one (unlisted, then deleted), but the session goes on.
+    await end(kept.userId, [from])
+    return { token, record: kept }
+  }
 }

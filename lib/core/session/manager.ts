@@ -1,24 +1,21 @@
-import type { SessionRecord, SessionUser } from '../../infra/config/types'
-import type { Revocations } from '../../infra/store/types'
-import { deviceOf, type DeviceInfo } from './device-info'
-import { sessionHooks, type SessionHooks, type SessionLifecycle } from './lifecycle'
+import type { SessionRecord } from '../../infra/config/types'
+import { deviceOf } from './device-info'
+import { sessionHooks, type SessionLifecycle } from './lifecycle'
 import { rememberedSessions, type RememberedSessions, type ReuseOptions } from './remembered'
 import { revocableSince } from './record'
 import type { OpenedRecord, RecordStore } from './record-store'
 import type { SessionTransport } from './transport'
+import { reauthenticate } from './reauthenticate'
+import {
+  nowSeconds,
+  writeSession,
+  type NewSession,
+  type Parts,
+  type SessionRevocations,
+  type SessionTiming,
+} from './writing'
 
-export interface NewSession {
-  userId: string
-  user: SessionUser
-  data?: Record<string, unknown>
-  provider?: string
-  /** Where the provider's tokens are (lib/features/provider-tokens/). */
-  tokens?: string
-  /** Those tokens could not be refreshed for good. */
-  tokenError?: true
-  /** How the user proved who they are (RFC 8176). */
-  amr?: string[]
-}
+export type { NewSession, SessionRevocations, SessionTiming } from './writing'
 
 /**
  * Sessions over a record store (./record-store.ts): reading, creating, rolling renewal and removal,
@@ -78,34 +75,10 @@ export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
   clear(transport: SessionTransport): void
 }
 
-/**
- * Revocations that can tell a user's revocation time from memory, when they know it without I/O
- * (lib/infra/store/memory.ts: always; Redis's, lib/infra/store/redis-state.ts: while tracking vouches
- * for it, else within the revocation delay). A hit of the reply cache
- * needs it; without it every request opens its token.
- */
-export type SessionRevocations = Revocations & { peek?(userId: string): number | undefined }
-
 /** How the manager reuses what `GET /session` found (./remembered.ts), and whom it tells of ends. */
 export interface ManagerOptions extends ReuseOptions {
   /** The features' hooks, run on every end and renewal of a session the manager makes (./lifecycle.ts). */
   readonly lifecycles?: readonly SessionLifecycle[]
-}
-
-export interface SessionTiming {
-  readonly maxAge: number
-  readonly updateAge: number
-  readonly maxLifetime: number
-}
-
-const nowSeconds = () => Math.floor(Date.now() / 1000)
-
-/** What the manager's steps below share, gathered once by createSessionManager. */
-interface Parts {
-  readonly records: RecordStore
-  readonly timing: SessionTiming
-  readonly revocations: SessionRevocations
-  readonly hooks: SessionHooks
 }
 
 /** The valid record of the transport's token, with how long it may be reused, or null. */
@@ -116,36 +89,6 @@ async function openSession({ records, timing, revocations }: Parts, transport: S
   if (opened === null) return null
   // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
   return revocableSince(opened.record) >= (await revocations.before(opened.record.userId)) ? opened : null
-}
-
-/**
- * Writes the record and hands the client the token the store answers. `previous`: the token it is
- * kept under (a renewal, an update), null for a new session. `device`: where a sign-in comes from.
- */
-async function writeSession(
-  { records, hooks }: Parts,
-  transport: SessionTransport,
-  record: SessionRecord,
-  previous: string | null,
-  device: DeviceInfo | null,
-  stored?: (sid: string | null) => Promise<void>,
-): Promise<void> {
-  // Only a sign-in says where it comes from: renewals and updates never rewrite it.
-  const token = await (device === null ? records.write(record, previous) : records.write(record, previous, device))
-  if (previous !== null) await hooks.sessionRenewed(record)
-  transport.assertFits(token)
-  if (stored) {
-    try {
-      await stored(records.listing?.sidOf(token) ?? null)
-    } catch (error) {
-      await records
-        .remove(token, record)
-        .then(() => hooks.sessionEnded(record))
-        .catch(() => undefined)
-      throw error
-    }
-  }
-  transport.write(token, record.expiresAt - nowSeconds())
 }
 
 /** Writes a new session, signed in now (the client's previous one, if any, is the caller's). */
@@ -192,65 +135,6 @@ async function reissued({ timing, revocations }: Parts, record: SessionRecord): 
   const reissuedAt = Math.max(await revocations.stamp(record.userId), record.createdAt)
   const expiresAt = Math.min(now + timing.maxAge, record.createdAt + timing.maxLifetime)
   return { ...record, reissuedAt, issuedAt: now, expiresAt }
-}
-
-/** The session `old` as a re-authentication by `input` leaves it (see `SessionManager.reauthenticate`). */
-async function reauthenticated(
-  { timing, revocations }: Parts,
-  old: SessionRecord,
-  input: NewSession,
-): Promise<SessionRecord> {
-  const now = nowSeconds()
-  const { amr: _amr, tokens: _tokens, tokenError: _tokenError, provider: _provider, ...kept } = old
-  const tokens = input.tokens === undefined ? old : input
-  const record: SessionRecord = {
-    ...kept,
-    user: input.user,
-    ...(input.data === undefined ? {} : { data: input.data }),
-    ...(tokens.provider === undefined ? {} : { provider: tokens.provider }),
-    ...(tokens.tokens === undefined ? {} : { tokens: tokens.tokens }),
-    ...(tokens.tokenError ? { tokenError: true as const } : {}),
-    ...(input.amr === undefined || input.amr.length === 0 ? {} : { amr: [...input.amr] }),
-    // By the revocations' clock, as a sign-in is dated.
-    authTime: Math.max(await revocations.stamp(old.userId), old.createdAt),
-    issuedAt: now,
-    expiresAt: Math.min(now + timing.maxAge, old.createdAt + timing.maxLifetime),
-  }
-  return record
-}
-
-/** See `SessionManager.reauthenticate`, for a session that opened to the same user. */
-async function reauthenticate(
-  parts: Parts,
-  transport: SessionTransport,
-  old: SessionRecord,
-  input: NewSession,
-  stored?: (sid: string | null) => Promise<void>,
-): Promise<SessionRecord> {
-  const { records, hooks } = parts
-  const previous = transport.token()
-  const record = await reauthenticated(parts, old, input)
-  if (records.rekey === undefined || previous === null) {
-    // A cookie session: the new cookie is the new token (a copy of the old one keeps its old proof).
-    await writeSession(parts, transport, record, null, null, stored)
-    return record
-  }
-  const moved = await records.rekey(record, previous)
-  await hooks.sessionRenewed(moved.record)
-  transport.assertFits(moved.token)
-  if (stored) {
-    try {
-      await stored(records.listing?.sidOf(moved.token) ?? null)
-    } catch (error) {
-      await records
-        .remove(moved.token, moved.record)
-        .then(() => hooks.sessionEnded(moved.record))
-        .catch(() => undefined)
-      throw error
-    }
-  }
-  transport.write(moved.token, moved.record.expiresAt - nowSeconds())
-  return moved.record
 }
 
 /** See `SessionManager.revokeOthers`. */

@@ -61,7 +61,11 @@ export async function addPasskey(
     ctx.svc.log('info', 'passkey.added', 'a passkey was added', { ...ctx.svc.userForLog(owner) })
     // The session that added it, when it is one the device list names (a sign-up's comes after it).
     const token = userId === undefined ? null : ctx.sessionCookie().token()
-    const added = { userId: owner, passkeyId: result.id, handle: token === null ? null : runtime.sessionHandle(token, signedIn) }
+    const added = {
+      userId: owner,
+      passkeyId: result.id,
+      handle: token === null ? null : runtime.sessionHandle(token, signedIn),
+    }
     await ctx.emit('passkeyAdded', ctx.svc.config.events.passkeyAdded, added)
     return true
   }
