@@ -5,9 +5,9 @@
  * the specs' own authenticator (spec/support/totp.ts, RFC 6238) and confirms its code; the page
  * shows ten recovery codes once. Signed out and in again, her first factor lands on the code page,
  * and the app's next code signs her in with two factors (aal 2). A recovery code, typed in
- * capitals without its dashes, does the same once; a code already spent is refused. A passkey she adds signs her
- * in by itself with two factors: no code page. No page sees a script error, a console error or a
- * CSP violation (the harness fails the test on any).
+ * capitals without its dashes, does the same once; a code already spent is refused. A passkey she
+ * adds signs her in by itself with two factors: no code page. No page sees a script error, a
+ * console error or a CSP violation (the harness fails the test on any).
  */
 import type { CDPSession, Page } from 'playwright-core'
 import { base32Decode, hotp, totpStep } from '../support/totp'
@@ -189,7 +189,9 @@ describe('the demo in Chromium: two-factor sign-in', () => {
     await expect(page.locator('main p').first().textContent()).resolves.toBe(
       'Signed in as Alice Example (alice@example.com).',
     )
-    await expect(assurance(page)).resolves.toMatch(/^This session was made with two factors \(aal 2; .*\buser, mfa\)\.$/)
+    await expect(assurance(page)).resolves.toMatch(
+      /^This session was made with two factors \(aal 2; .*\buser, mfa\)\.$/,
+    )
     expect(visited.filter((path) => path.startsWith(`${new URL(base).pathname}/mfa`))).toEqual([])
   })
 })
