@@ -160,14 +160,26 @@ function devicesSection(basePath: string, view: DevicesView | null): string {
   )
 }
 
-/** The home page: who is signed in, the session, their ways in, passkeys and devices, and the way out. */
+/** The signed-in user's sections of the home page, each drawn by its own module. */
+export interface SignedInSections {
+  readonly devices: DevicesView
+  /** ./ways-in.ts */
+  readonly waysIn: string
+  /** ./passkeys.ts */
+  readonly passkeys: string
+  /** ./second-factor.ts */
+  readonly secondFactor: string
+}
+
+/**
+ * The home page: who is signed in, the session, their ways in, passkeys, second factors and
+ * devices, and the way out.
+ */
 export function homePage(
   basePath: string,
   session: Session | null,
   pictureOrigin: string | null = null,
-  devices: DevicesView | null = null,
-  passkeys = '',
-  waysIn = '',
+  parts: SignedInSections | null = null,
 ): string {
   if (!session) {
     return page(
@@ -195,9 +207,8 @@ export function homePage(
       `<p>Your session expires at ${escape(session.expires)}.</p>` +
       `<p><a href="/private">A page for signed-in users</a> · <a href="${escape(`${basePath}/signout`)}">Sign out</a></p>` +
       CLIENT_LINK +
-      waysIn +
-      passkeys +
-      devicesSection(basePath, devices) +
+      (parts ? parts.waysIn + parts.passkeys + parts.secondFactor : '') +
+      devicesSection(basePath, parts?.devices ?? null) +
       builtInPages(basePath, true),
   )
 }

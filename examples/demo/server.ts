@@ -17,6 +17,7 @@ import {
 } from './pages'
 import { demoAccounts } from './account-store'
 import { passkeyPageCsp, passkeySection } from './passkeys'
+import { demoMfa, secondFactorSection } from './second-factor'
 import { rangeUrlForDisplay, readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
 import { waysInSection } from './ways-in'
 
@@ -25,7 +26,7 @@ import { waysInSection } from './ways-in'
  * SERVICE_AUTH_URL (/api/auth by default), signing in through an OpenID Connect provider (its own
  * embedded one, or OIDC_ISSUER) or with a link by e-mail (through SMTP_URL, or printed to the
  * console), a home page that shows who is signed in and their ways in (linked and unlinked there),
- * a page guarded by requireAuth(), and a page (/client) where the NextAuth.js client library signs
+ * two-factor sign-in (an authenticator app, recovery codes, a passkey), a page guarded by requireAuth(), and a page (/client) where the NextAuth.js client library signs
  * in and out and changes the user's name. Accounts live in PostgreSQL (DATABASE_URL), Redis
  * (REDIS_URL) or the demo's memory.
  */
@@ -49,6 +50,9 @@ async function main() {
   // With REDIS_URL: one client for the app's lifetime, owned by the app (the package never closes it).
   const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : null
   const accounts = await demoAccounts(settings, redis)
+  // "Sign in with a passkey" on the built-in page (and in the e-mail field's autofill); a
+  // signed-in user adds one on the home page. Without REDIS_URL, passkeys live in this process.
+  const passkeyProvider = passkey()
   const providers = [
     oidc({
       id: 'oidc',
@@ -64,9 +68,7 @@ async function main() {
     settings.smtpUrl
       ? email({ from: settings.emailFrom, server: settings.smtpUrl })
       : email({ from: settings.emailFrom, sendVerificationRequest: printSignInLink }),
-    // "Sign in with a passkey" on the built-in page (and in the e-mail field's autofill); a
-    // signed-in user adds one on the home page. Without REDIS_URL, passkeys live in this process.
-    passkey(),
+    passkeyProvider,
     // E-mail and password (docs/passwords.md): "Create an account" and "Forgot your password?" on
     // the sign-in page; the sign-up and reset links go out through the e-mail provider above.
     password(settings.breachedRangeUrl ? { breached: { url: settings.breachedRangeUrl } } : {}),
@@ -78,6 +80,8 @@ async function main() {
     // Each sign-in's identity resolves to a user, who links and unlinks ways in on the home page.
     accounts: accounts.store,
     callbacks: displayNameCallbacks,
+    // A second factor for the users who set one up on the home page; the others sign in as before.
+    mfa: demoMfa(passkeyProvider),
     // Only in the demo, and only with its development mail transport: say where the link went.
     ...(settings.smtpUrl ? {} : { languages: { en: { verifyRequest: { message: CONSOLE_LINK_MESSAGE } } } }),
     providers,
@@ -111,10 +115,11 @@ async function main() {
     const record = await authRouter.getSessionRecord(req)
     const csrfToken = record && authRouter.getCsrfToken(req, res)
     if (!record || !csrfToken) return null
-    const [sessions, ways, passkeys] = await Promise.all([
+    const [sessions, ways, passkeys, factors] = await Promise.all([
       redis ? authRouter.listSessions(record.userId) : null,
       authRouter.listAccounts(record.userId),
       authRouter.listPasskeys(record.userId),
+      authRouter.listFactors(record.userId),
     ])
     const devices: DevicesView = { csrfToken, sessions, current: record.handle }
     return {
@@ -122,6 +127,8 @@ async function main() {
       waysIn: waysInSection(settings.basePath, { csrfToken, ways, providers }),
       // The passkeys, and the button that adds one (the service's own script).
       passkeys: passkeySection(settings.basePath, passkeys),
+      // How this session was made (aal, amr), the user's second factors, and their setup page.
+      secondFactor: secondFactorSection(settings.basePath, record, factors),
     }
   }
   app.get('/', (req, res, next) => {
@@ -131,7 +138,7 @@ async function main() {
         // Its forms carry the CSRF token: a page for this browser alone, never kept by a cache.
         sendPage(
           res.set('Cache-Control', 'private, no-store'),
-          homePage(settings.basePath, session, pictureOrigin, parts?.devices, parts?.passkeys, parts?.waysIn),
+          homePage(settings.basePath, session, pictureOrigin, parts),
           csp,
         )
       })

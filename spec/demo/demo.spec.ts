@@ -391,6 +391,8 @@ describe('the demo app with the auth service on another path (SERVICE_AUTH_URL)'
       '/client',
       // "Add a password", beside her ways in.
       '/myapp/api/authentication/password/change',
+      // "Set up two-factor sign-in": the built-in setup page, under the service's own path.
+      '/myapp/api/authentication/mfa/setup',
       ...builtInPages('/myapp/api/authentication', 'signout'),
     ])
     expect((await browser.jar.fetch(`${origin}/private`)).status).toBe(200)

@@ -116,6 +116,8 @@ async function startDemo(options: DemoOptions): Promise<Demo> {
         SMTP_URL: smtp?.url ?? '',
         EMAIL_FROM: '',
         REDIS_URL: '',
+        // Accounts (and their second factors) in the demo's memory: each run starts with none.
+        DATABASE_URL: '',
         BREACHED_RANGE_URL: range.url,
         OIDC_ISSUER: '',
         OIDC_CLIENT_ID: '',
