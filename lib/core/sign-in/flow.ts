@@ -18,6 +18,11 @@ export interface Flow {
   readonly callbackUrl: string
   readonly verifier?: string
   readonly nonce?: string
+  /**
+   * A step-up's sign-in (lib/core/sign-in/reauth.ts): when it started, in seconds. The provider is
+   * asked for a fresh sign-in and must say it made one after this (OpenID Connect's `auth_time`).
+   */
+  readonly reauthAt?: number
 }
 
 interface SealedFlow {
@@ -30,6 +35,8 @@ interface SealedFlow {
   u: string
   v?: string
   n?: string
+  /** Flow.reauthAt. */
+  a?: number
   exp: number
 }
 
@@ -59,6 +66,7 @@ export function beginFlow(keys: FlowKeys, io: CookieIo, csrfToken: string, flow:
   const sealed: SealedFlow = { p: flow.provider, r, s, u: flow.callbackUrl, exp: now() + FLOW_LIFETIME }
   if (flow.verifier !== undefined) sealed.v = flow.verifier
   if (flow.nonce !== undefined) sealed.n = flow.nonce
+  if (flow.reauthAt !== undefined) sealed.a = flow.reauthAt
   const name = `${io.def.name}.${id}`
   const value = seal(keys.seal.current, sealed)
   makeRoom(keys, io, name.length + value.length + 1)
@@ -95,6 +103,7 @@ export function checkFlow(
     callbackUrl: sealed.u,
     ...(sealed.v ? { verifier: sealed.v } : {}),
     ...(sealed.n ? { nonce: sealed.n } : {}),
+    ...(sealed.a === undefined ? {} : { reauthAt: sealed.a }),
   }
 }
 
@@ -166,7 +175,7 @@ function* flowCookies(io: CookieIo): Generator<[string, string, unknown]> {
 function openFlow(keys: FlowKeys, value: unknown): SealedFlow | null {
   const claims = open(keys.seal, value)
   if (!claims) return null
-  const { p, r, s, b, u, v, n, exp } = claims
+  const { p, r, s, b, u, v, n, a, exp } = claims
   if (
     typeof p !== 'string' ||
     typeof r !== 'string' ||
@@ -176,5 +185,6 @@ function openFlow(keys: FlowKeys, value: unknown): SealedFlow | null {
   )
     return null
   if (exp <= now() || [b, v, n].some((field) => field !== undefined && typeof field !== 'string')) return null
+  if (a !== undefined && typeof a !== 'number') return null
   return claims as unknown as SealedFlow
 }

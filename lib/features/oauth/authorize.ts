@@ -3,6 +3,7 @@ import type { Request } from 'express'
 import { errorText, outsideText } from '../../infra/logger'
 import { CHECKED_FLOW, type CheckedFlow, type FlowStart } from './passport/state-store'
 import { verifyIdToken } from './id-token'
+import { freshAuthTime, methodsOfIdToken } from './assurance'
 import { runStrategy, type StrategyResult } from './passport/adapter'
 import { defaultProfile, toTokens } from './profile'
 import { AUTHORIZATION_PARAMS, type DiscoveryError, type OAuthRegistry, type OAuthRuntime } from './registry'
@@ -96,12 +97,15 @@ export type Finished =
       account: Account & OAuthTokens
       profile: Record<string, unknown>
       identity: SignInIdentity
+      /** How the user signed in, by a verified ID token (RFC 8176); absent when it names nothing. */
+      amr?: string[]
     }
   | { kind: 'failed'; reason: string }
 
 /** What the token exchange reads of the flow the callback checked (the whole flow is lib/core/sign-in/flow.ts's). */
 interface FlowSecrets extends CheckedFlow {
   readonly nonce?: string
+  readonly reauthAt?: number
 }
 
 /**
@@ -141,6 +145,7 @@ export async function finishAuthorization(
   const tokens = toTokens(accessToken, refreshToken, params)
   let seen: Record<string, unknown> = profile ?? {}
   let issued: { sub: string; iss: string } | null = null
+  let amr: string[] = []
   if (ready.oidc && provider.protocol === 'oidc') {
     const wantsNonce = provider.checks.includes('nonce')
     if (wantsNonce && flow.nonce === undefined) return { kind: 'failed', reason: 'the flow has no nonce' }
@@ -154,6 +159,11 @@ export async function finishAuthorization(
       ready.oidc.jwks,
     )
     if (!idToken.ok) return { kind: 'failed', reason: idToken.reason }
+    if (flow.reauthAt !== undefined) {
+      const fresh = freshAuthTime(idToken.claims, flow.reauthAt)
+      if (!fresh.ok) return { kind: 'failed', reason: fresh.reason }
+    }
+    amr = methodsOfIdToken(idToken.claims, provider.acrValues)
     // userinfo may add to the ID token, never speak of another user (OIDC Core 5.3.2).
     if (seen.sub !== undefined && seen.sub !== idToken.claims.sub)
       return { kind: 'failed', reason: 'userinfo describes another subject than the ID token' }
@@ -177,6 +187,7 @@ export async function finishAuthorization(
     account: { provider: provider.id, type: 'oauth', providerAccountId: user.id, ...tokens },
     profile: seen,
     identity: identityOf(user, seen, issued),
+    ...(amr.length > 0 ? { amr } : {}),
   }
 }
 

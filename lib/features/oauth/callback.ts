@@ -4,6 +4,7 @@ import type { OAuthRegistry, OAuthRuntime } from './registry'
 import { providerUrls } from '../../infra/urls/provider-urls'
 import { completeSignIn } from '../../core/sign-in/complete'
 import { checkFlow } from '../../core/sign-in/flow'
+import { peekReauth } from '../../core/sign-in/reauth'
 
 /**
  * The provider sends the user back (GET or POST /callback/:provider). The flow is checked, and its
@@ -26,6 +27,10 @@ export async function finishOAuthSignIn(ctx: Context, registry: OAuthRegistry, r
   if (error === 'access_denied') return fail('AccessDenied', 'the user declined')
   if (error !== null) return fail('OAuthCallback', 'the provider answered with an error')
   if (!flow) return fail('OAuthCallback', 'the state or the flow cookie did not match')
+  // A step-up began (in another tab) after this flow, which did not ask for a fresh sign-in: it
+  // cannot meet it. The step-up stays; signing in again from its page asks for one.
+  if (runtime.provider.protocol === 'oidc' && flow.reauthAt === undefined && peekReauth(ctx) !== null)
+    return fail('OAuthCallback', 'a re-authentication began after this sign-in started: refused; sign in again')
   // Refused here, before any token request, rather than left to the strategy.
   if (!ctx.param('code')) return fail('OAuthCallback', 'the provider sent no code')
   if (runtime.provider.checks.includes('pkce') && !flow.verifier)
@@ -39,12 +44,13 @@ export async function finishOAuthSignIn(ctx: Context, registry: OAuthRegistry, r
     iss: ctx.param('iss'),
   })
   if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
-  const { user, account, profile, identity } = finished
+  const { user, account, profile, identity, amr } = finished
   await completeSignIn(ctx, {
     user,
     account,
     profile,
     identity,
+    ...(amr ? { amr } : {}),
     callbackUrl: flow.callbackUrl,
     ...(flow.id ? { flowId: flow.id } : {}),
   })

@@ -62,12 +62,27 @@ export interface OidcOptions extends CommonOptions {
   logout?: 'local' | 'provider'
   /** The end-session endpoint, for a provider whose discovery document names none. */
   endSessionUrl?: string
+  /**
+   * The authentication context classes to ask for, sent as `acr_values` in every authorization
+   * request; an ID token whose `acr` is one of them counts as two factors (docs/mfa.md). List only
+   * classes that mean a second factor at this provider, such as `['http://schemas.openid.net/pape/policies/2007/06/multi-factor']`.
+   */
+  acrValues?: readonly string[]
 }
 
 const COMMON_KEYS = ['id', 'name', 'checks', 'profile', 'tokens'] as const
 const STRATEGY_KEYS = [...COMMON_KEYS, 'strategy', 'options']
 const OAUTH2_KEYS = [...COMMON_KEYS, 'clientId', 'clientSecret', 'authorizationUrl', 'tokenUrl', 'userinfoUrl', 'scope']
-const OIDC_KEYS = [...COMMON_KEYS, 'issuer', 'clientId', 'clientSecret', 'scope', 'logout', 'endSessionUrl']
+const OIDC_KEYS = [
+  ...COMMON_KEYS,
+  'issuer',
+  'clientId',
+  'clientSecret',
+  'scope',
+  'logout',
+  'endSessionUrl',
+  'acrValues',
+]
 
 /** Any Passport strategy built on passport-oauth2, e.g. passport-github2's `Strategy`. */
 export function passportStrategy(options: PassportStrategyOptions): StrategyProvider {
@@ -114,7 +129,25 @@ export function oidc(options: OidcOptions): OidcProvider {
     ...client(options, where),
     scope: scopeOf(options.scope, `${where}.scope`, true) ?? 'openid email profile',
     ...logoutOf(options, where),
+    ...acrValuesOf(options.acrValues, `${where}.acrValues`),
   })
+}
+
+/** A non-empty list of acr values, each a non-empty string without spaces (they are sent space-separated). */
+function acrValuesOf(value: unknown, option: string): { acrValues?: readonly string[] } {
+  if (value === undefined) return {}
+  if (typeof value === 'string')
+    throw new ConfigurationError(`\`${option}\` is a list of acr values: write ${JSON.stringify(value.split(' '))}`)
+  const valid =
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.length <= 16 &&
+    value.every((acr) => typeof acr === 'string' && /^[\x21-\x7e]{1,256}$/.test(acr))
+  if (!valid)
+    throw new ConfigurationError(
+      `\`${option}\` must be a list of 1 to 16 acr values (strings without spaces) that mean a second factor at this provider, such as ['urn:example:mfa'], or left out; got ${describe(value)}`,
+    )
+  return { acrValues: Object.freeze([...new Set(value as string[])]) }
 }
 
 function logoutOf(options: OidcOptions, where: string) {

@@ -55,6 +55,11 @@ const ISSUER: KeyHint = {
   why: 'oidc() reads `{issuer}/.well-known/openid-configuration` itself: give it the issuer URL.',
 }
 
+const ACR_VALUES: KeyHint = {
+  use: 'acrValues',
+  why: '`acrValues` is a list of the acr values that mean a second factor at this provider, sent as `acr_values`.',
+}
+
 export const OIDC_HINTS = hints({
   ...COMMON,
   ...Object.fromEntries(
@@ -75,6 +80,8 @@ export const OIDC_HINTS = hints({
   issuerURL: ISSUER,
   discoveryUrl: ISSUER,
   wellKnown: ISSUER,
+  acr_values: ACR_VALUES,
+  acr: ACR_VALUES,
 })
 
 /** The strategy's own options, given beside `options` instead of inside it. */

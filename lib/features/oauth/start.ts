@@ -4,6 +4,8 @@ import { extraParams, startAuthorization } from './authorize'
 import type { OAuthRegistry, OAuthRuntime } from './registry'
 import { providerUrls } from '../../infra/urls/provider-urls'
 import { beginFlow } from '../../core/sign-in/flow'
+import { peekReauth } from '../../core/sign-in/reauth'
+import { assuranceParams } from './assurance'
 
 /**
  * The start of an OAuth sign-in (POST /signin/:provider, CSRF already checked): where to go after
@@ -17,9 +19,13 @@ export async function startOAuthSignIn(ctx: Context, registry: OAuthRegistry, ru
   const csrfToken = svc.csrf.read(ctx.cookies[ctx.cookieSet.csrfToken.name])!
   const callbackUrl = await ctx.callbackTarget()
   const nonce = provider.checks.includes('nonce') ? randomToken(16) : undefined
+  // A step-up's sign-in (the reauth cookie, left for completeSignIn to spend) asks an OpenID
+  // provider for a fresh one; the flow keeps when it began, for the ID token's auth_time.
+  const reauthAt = provider.protocol === 'oidc' && peekReauth(ctx) !== null ? Math.floor(Date.now() / 1000) : undefined
   const started = await startAuthorization(registry, runtime, ctx.req, {
     callbackURL: providerUrls(ctx.base, provider.id).callbackUrl,
-    params: extraParams(ctx.query),
+    // Ours last: an app's extra `prompt` or `max_age` cannot weaken a step-up.
+    params: { ...extraParams(ctx.query), ...assuranceParams(provider, reauthAt !== undefined) },
     ...(nonce === undefined ? {} : { nonce }),
     start: {
       begin: (verifier) =>
@@ -28,6 +34,7 @@ export async function startOAuthSignIn(ctx: Context, registry: OAuthRegistry, ru
           callbackUrl,
           ...(verifier ? { verifier } : {}),
           ...(nonce ? { nonce } : {}),
+          ...(reauthAt === undefined ? {} : { reauthAt }),
         }),
     },
   })

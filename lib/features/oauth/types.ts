@@ -64,6 +64,8 @@ export interface OidcProvider extends OAuthBase {
   readonly logout: 'local' | 'provider'
   /** Configured, for a provider whose discovery names no end_session_endpoint. */
   readonly endSessionUrl?: string
+  /** Sent as `acr_values`; an ID token whose `acr` is one of them counts as two factors. */
+  readonly acrValues?: readonly string[]
 }
 
 export type OAuthProvider = StrategyProvider | OAuth2Provider | OidcProvider
