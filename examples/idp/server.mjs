@@ -21,6 +21,10 @@
 // answered that much later: concurrent clients then overlap), editableUsers (default false: on,
 // PUT /test/users/<accountId> with a JSON body of name, email and emailVerified changes what the IdP
 // says of that user from the next token on, as a provider whose user changed their address would).
+// A user may also carry amr (a list of RFC 8176 methods) and acr (a string), which the IdP puts in
+// the ID tokens of that user's sign-ins, and authTimeAgo (seconds): the sign-in is recorded as made
+// that long ago, so its ID tokens carry an old auth_time even after prompt=login (a provider that
+// lets an old sign-in stand).
 //
 // When it listens it prints exactly one line to stdout, `IDP_READY <issuer>`, and runs until
 // SIGTERM/SIGINT. Everything else (oidc-provider notices, errors) goes to stderr.
@@ -141,7 +145,10 @@ async function providerConfiguration(issuer) {
     responseTypes: ['code'], // the authorization code flow only: no implicit or hybrid
     scopes: ['openid', 'email', 'profile', ...(config.refreshTokens ? ['offline_access'] : [])],
     ...refreshTokenConfiguration(),
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture'] },
+    // `amr` with `sub`, so that every ID token carries it (when the user has one); `acr` goes in
+    // when the client asks with acr_values, and only once the IdP has acr values (the users').
+    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name', 'picture'], acr: null },
+    acrValues: [...new Set(config.users.flatMap((user) => (user.acr === undefined ? [] : [user.acr])))],
     // With `true` (oidc-provider's default) an ID token issued next to an access token carries only
     // `sub`, and clients must call userinfo. Most real providers (Google, …) put the profile in the
     // ID token too, so that is the default here; pass true to test the strict behaviour.
@@ -250,12 +257,7 @@ async function ownRoutes(provider, req, res) {
     if (!user) {
       sendHtml(res, 401, loginPage(interaction, 'Unknown user or wrong password.', form.get('login') ?? ''))
     } else {
-      await provider.interactionFinished(
-        req,
-        res,
-        { login: { accountId: user.accountId } },
-        { mergeWithLastSubmission: false },
-      )
+      await provider.interactionFinished(req, res, { login: loginResult(user) }, { mergeWithLastSubmission: false })
     }
   } else if (req.method === 'POST' && action === '/abort') {
     await provider.interactionFinished(
@@ -269,6 +271,16 @@ async function ownRoutes(provider, req, res) {
     res.end()
   }
   return true
+}
+
+/** The login of an interaction: the account, and the user's configured amr, acr and sign-in time. */
+function loginResult(user) {
+  return {
+    accountId: user.accountId,
+    ...(user.amr === undefined ? {} : { amr: user.amr }),
+    ...(user.acr === undefined ? {} : { acr: user.acr }),
+    ...(user.authTimeAgo === undefined ? {} : { ts: Math.floor(Date.now() / 1000) - user.authTimeAgo }),
+  }
 }
 
 /** PUT /test/users/<accountId> (editableUsers): the user's name, email and emailVerified, from the JSON body. */
@@ -444,6 +456,12 @@ function checkUser(user) {
   if (!user.accountId || !user.email) throw new Error(`user ${JSON.stringify(user)} needs accountId and email`)
   if (user.emailVerified !== undefined && typeof user.emailVerified !== 'boolean')
     throw new Error(`user ${user.accountId}: emailVerified must be true or false`)
+  if (user.amr !== undefined && !(Array.isArray(user.amr) && user.amr.every((m) => typeof m === 'string')))
+    throw new Error(`user ${user.accountId}: amr must be a list of strings`)
+  if (user.acr !== undefined && typeof user.acr !== 'string')
+    throw new Error(`user ${user.accountId}: acr must be a string`)
+  if (user.authTimeAgo !== undefined && !(Number.isInteger(user.authTimeAgo) && user.authTimeAgo >= 0))
+    throw new Error(`user ${user.accountId}: authTimeAgo must be a number of seconds`)
 }
 
 function fail(message) {

@@ -61,6 +61,10 @@ export interface AccountsSetup {
   /** More of auth()'s options. */
   options?: Partial<AuthOptions>
   idp?: HarnessExtras['idp']
+  /** More options of the `oidc` provider. */
+  oidc?: HarnessExtras['oidc']
+  /** The app's own routes, beside `/whoami`. */
+  setup?: HarnessExtras['setup']
 }
 
 export async function startAccounts(setup: AccountsSetup = {}): Promise<AccountsHarness> {
@@ -85,10 +89,13 @@ export async function startAccounts(setup: AccountsSetup = {}): Promise<Accounts
     },
     {
       idp: { users: [...USERS], ...setup.idp },
-      setup: (app) =>
+      ...(setup.oidc ? { oidc: setup.oidc } : {}),
+      setup: (app) => {
         app.get('/whoami', async (req, res) => {
           res.json({ userId: (await h.router.getSessionRecord(req))?.userId ?? null })
-        }),
+        })
+        setup.setup?.(app)
+      },
     },
   )
   const waysIn = async (userId: string) =>

@@ -34,6 +34,12 @@ export interface IdpUser {
   emailVerified?: boolean
   /** Defaults to an avatar the IdP serves itself. */
   picture?: string
+  /** The `amr` of this user's ID tokens (RFC 8176 methods); default none. */
+  amr?: string[]
+  /** The `acr` of this user's ID tokens; default none. */
+  acr?: string
+  /** This user's sign-ins are recorded as made this many seconds ago: an old `auth_time`, even after `prompt=login`. */
+  authTimeAgo?: number
 }
 
 export const DEMO_USERS: readonly IdpUser[] = [

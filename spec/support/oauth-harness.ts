@@ -1,5 +1,5 @@
 import type { Express } from 'express'
-import { oidc, type AuthOptions, type AuthRouter, type LogEntry } from '../../lib'
+import { oidc, type AuthOptions, type AuthRouter, type LogEntry, type OidcOptions } from '../../lib'
 import { freeSite, serve } from './app'
 import { startIdp, type Idp, type StartIdpOptions } from './idp'
 import { freePort } from './process'
@@ -19,10 +19,15 @@ export interface Harness {
   stop(): Promise<void>
 }
 
-/** `idp`: the IdP's users and switches (default: alice alone); `setup`: the app's own routes, before the service's. */
+/**
+ * `idp`: the IdP's users and switches (default: alice alone); `setup`: the app's own routes, before
+ * the service's; `oidc`: more options of the `oidc` provider.
+ */
 export interface HarnessExtras {
   idp?: Pick<StartIdpOptions, 'users' | 'editableUsers'>
   setup?: (app: Express) => void
+  /** More options of the `oidc` provider. */
+  oidc?: Pick<OidcOptions, 'acrValues'>
 }
 
 export async function startHarness(options: Partial<AuthOptions> = {}, extras: HarnessExtras = {}): Promise<Harness> {
@@ -46,11 +51,12 @@ export async function startHarness(options: Partial<AuthOptions> = {}, extras: H
       },
     ],
   })
-  const five = oauthProviders(idp.issuer, await discover(idp.issuer), {
-    client: 'app-secret',
-    wrong: 'not-the-secret',
-    deadPort,
-  })
+  const five = oauthProviders(
+    idp.issuer,
+    await discover(idp.issuer),
+    { client: 'app-secret', wrong: 'not-the-secret', deadPort },
+    extras.oidc,
+  )
   const served = await serve(
     {
       providers: [

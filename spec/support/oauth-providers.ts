@@ -1,4 +1,4 @@
-import { oauth2, oidc, passportStrategy, type Provider } from '../../lib'
+import { oauth2, oidc, passportStrategy, type OidcOptions, type Provider } from '../../lib'
 import { thirdPartyStrategy } from './third-party-strategy'
 
 /**
@@ -24,10 +24,12 @@ export function oauthProviders(
   issuer: string,
   meta: Discovery,
   secrets: { client: string; wrong: string; deadPort: number },
+  /** More options of the `oidc` provider. */
+  more: Pick<OidcOptions, 'acrValues'> = {},
 ): Record<OAuthProviderId, Provider> {
   const clientSecret = secrets.client
   return {
-    oidc: oidc({ id: 'oidc', name: 'Demo', issuer, clientId: 'app', clientSecret }),
+    oidc: oidc({ id: 'oidc', name: 'Demo', issuer, clientId: 'app', clientSecret, ...more }),
     plain: oauth2({
       id: 'plain',
       name: 'Plain',
