@@ -1,4 +1,4 @@
-import { oidc, type AuthOptions, type LogEntry } from '../../lib'
+import { oidc, type AuthOptions, type LogEntry, type OidcOptions } from '../../lib'
 import { serve } from './app'
 import { Browser } from './browser'
 import { startHostileIssuer, type Behaviour, type HostileIssuer } from './hostile-issuer'
@@ -24,6 +24,8 @@ export interface HostileOptions {
   /** The issuer written with a trailing slash (Auth0's is). */
   trailingSlash?: boolean
   auth?: Partial<AuthOptions>
+  /** More options of the `hostile` provider. */
+  provider?: Pick<OidcOptions, 'acrValues'>
 }
 
 export async function startHostileHarness(options: HostileOptions = {}): Promise<HostileHarness> {
@@ -36,6 +38,7 @@ export async function startHostileHarness(options: HostileOptions = {}): Promise
         issuer: issuer.issuer,
         clientId: issuer.clientId,
         clientSecret: issuer.clientSecret,
+        ...options.provider,
       }),
     ],
     ...options.auth,

@@ -91,6 +91,32 @@ describe('provider factories: configuration errors name the option and the fix',
     )
   })
 
+  it('takes acrValues: a list of acr values without spaces, and nothing else', () => {
+    expect(oidc({ ...OIDC, acrValues: ['urn:a', 'urn:b', 'urn:a'] }).acrValues).toEqual(['urn:a', 'urn:b'])
+    expect(oidc(OIDC).acrValues).toBeUndefined()
+    for (const bad of [
+      [],
+      [''],
+      ['urn:a b'],
+      ['urn:a', 7],
+      { 0: 'urn:a' },
+      Array.from({ length: 17 }, (_, i) => `urn:${i}`),
+    ])
+      expectConfigurationError(
+        () => oidc({ ...OIDC, acrValues: bad as never }),
+        'providers["idp"].acrValues',
+        /a list of 1 to 16 acr values \(strings without spaces\) that mean a second factor at this provider, such as \['urn:example:mfa'\], or left out/,
+      )
+    expectConfigurationError(
+      () => oidc({ ...OIDC, acrValues: 'urn:a urn:b' as never }),
+      'providers["idp"].acrValues',
+      /is a list of acr values: write \["urn:a","urn:b"\]/,
+    )
+    expect(messageOf(() => oidc({ ...OIDC, acr_values: 'urn:a' } as never))).toMatch(
+      /Did you mean `providers\["idp"\]\.acrValues`\?/,
+    )
+  })
+
   it("refuses checks without 'state', unknown checks, and 'nonce' on a provider without ID tokens", () => {
     expectConfigurationError(
       () => oauth2({ ...OAUTH2, checks: ['pkce'] }),
@@ -246,7 +272,7 @@ describe('provider factories: unknown options are refused, with the option meant
 
   it('lists the known options when no key is near', () => {
     expect(messageOf(() => factories.oidc({ somethingElse: true }))).toBe(
-      'Unknown option `providers["idp"].somethingElse`. Known options: id, name, checks, profile, tokens, issuer, clientId, clientSecret, scope, logout, endSessionUrl.',
+      'Unknown option `providers["idp"].somethingElse`. Known options: id, name, checks, profile, tokens, issuer, clientId, clientSecret, scope, logout, endSessionUrl, acrValues.',
     )
   })
 
