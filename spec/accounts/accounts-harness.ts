@@ -63,6 +63,7 @@ export interface AccountsSetup {
   idp?: HarnessExtras['idp']
   /** More options of the `oidc` provider. */
   oidc?: HarnessExtras['oidc']
+  authTime?: HarnessExtras['authTime']
   /** The app's own routes, beside `/whoami`. */
   setup?: HarnessExtras['setup']
 }
@@ -90,6 +91,7 @@ export async function startAccounts(setup: AccountsSetup = {}): Promise<Accounts
     {
       idp: { users: [...USERS], ...setup.idp },
       ...(setup.oidc ? { oidc: setup.oidc } : {}),
+      ...(setup.authTime ? { authTime: setup.authTime } : {}),
       setup: (app) => {
         app.get('/whoami', async (req, res) => {
           res.json({ userId: (await h.router.getSessionRecord(req))?.userId ?? null })

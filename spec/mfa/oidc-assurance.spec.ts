@@ -64,6 +64,8 @@ describe('a step-up through OpenID Connect', () => {
     h = await start({
       // `stale`: the IdP records every sign-in of hers as made ten minutes ago, prompt=login or not.
       idp: { users: [...USERS, { accountId: 'stale', name: 'Stale', email: 'stale@example.com', authTimeAgo: 600 }] },
+      // Every ID token says when its user signed in (as Keycloak's do), not only a step-up's.
+      authTime: true,
     })
   })
   afterAll(() => h?.stop())
@@ -98,6 +100,8 @@ describe('a step-up through OpenID Connect', () => {
     expect((await signInAs(h, browser, 'oidc', 'stale')).headers.get('location')).toBe(`${h.origin}/welcome`)
     const stale = (await h.whoami(browser))!
     const { authTime } = (await h.record(browser))!
+    // The session says when she really signed in: the IdP's auth_time, ten minutes ago, not now.
+    expect(Math.floor(Date.now() / 1000) - authTime).toBeGreaterThanOrEqual(590)
 
     await openStepUp(h, browser)
     const authorization = await authorizationOf(await startSignIn(h, browser, 'oidc'))

@@ -28,6 +28,8 @@ export interface HarnessExtras {
   setup?: (app: Express) => void
   /** More options of the `oidc` provider. */
   oidc?: Pick<OidcOptions, 'acrValues'>
+  /** The IdP puts `auth_time` in every ID token for the app (`require_auth_time`), not only when asked. */
+  authTime?: true
 }
 
 export async function startHarness(options: Partial<AuthOptions> = {}, extras: HarnessExtras = {}): Promise<Harness> {
@@ -42,6 +44,7 @@ export async function startHarness(options: Partial<AuthOptions> = {}, extras: H
         client_secret: 'app-secret',
         redirect_uris: callbacks,
         token_endpoint_auth_method: 'client_secret_post',
+        ...(extras.authTime ? { require_auth_time: true } : {}),
       },
       {
         client_id: 'second',

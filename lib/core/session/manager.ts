@@ -101,7 +101,10 @@ async function startSession(
   const now = nowSeconds()
   // Dated by the revocations' clock (Redis's), never before the user's last revocation.
   const createdAt = await parts.revocations.stamp(input.userId)
-  const record: SessionRecord = { ...input, createdAt, issuedAt: now, expiresAt: now + parts.timing.maxAge }
+  const { authTime, ...rest } = input
+  const record: SessionRecord = { ...rest, createdAt, issuedAt: now, expiresAt: now + parts.timing.maxAge }
+  // Proved before this sign-in (a provider's older sign-in): requireAuth({ maxAge }) counts from then.
+  if (authTime !== undefined && authTime < createdAt) record.authTime = authTime
   const req = transport.request
   await writeSession(parts, transport, record, null, req ? deviceOf(req, record) : null, stored)
   return record

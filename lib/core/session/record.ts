@@ -62,7 +62,7 @@ export function fromClaims(
   if (tokenError !== undefined && tokenError !== true) return null
   if (reissued_at !== undefined && (typeof reissued_at !== 'number' || !(reissued_at >= createdAt))) return null
   if (amr !== undefined && !isAmr(amr)) return null
-  if (authTime !== undefined && (typeof authTime !== 'number' || !(authTime >= createdAt))) return null
+  if (authTime !== undefined && (typeof authTime !== 'number' || !(authTime > 0))) return null
   if (hsid !== undefined && (typeof hsid !== 'string' || hsid === '' || hsid.length > 128)) return null
   const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
   if (data !== undefined) record.data = data

@@ -16,6 +16,8 @@ export interface NewSession {
   tokenError?: true
   /** How the user proved who they are (RFC 8176). */
   amr?: string[]
+  /** When, if the provider says it was before the sign-in (seconds since the epoch). */
+  authTime?: number
 }
 
 /**

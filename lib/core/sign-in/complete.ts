@@ -32,6 +32,11 @@ export interface SignInInput extends SignInQuestion {
    * password, `otp` for an e-mail link, none for OAuth.
    */
   amr?: readonly string[]
+  /**
+   * Seconds since the epoch: when the user proved who they are, when the provider says it was
+   * before now (an OpenID provider's `auth_time`: a sign-in it let stand on an older one of its own).
+   */
+  authTime?: number
 }
 
 /** A sign-in's input as a feature may keep it (JSON): no callbacks, no profile. */
@@ -175,6 +180,7 @@ async function makeSession(
     ...(held.data ? { data: held.data } : {}),
     provider: providerId,
     ...(held.amr.length > 0 ? { amr: [...held.amr] } : {}),
+    ...(input.authTime === undefined ? {} : { authTime: input.authTime }),
     ...added,
   }
   const whenStored = stored.length === 0 ? undefined : (sid: string | null) => everyStored(stored, event, sid)

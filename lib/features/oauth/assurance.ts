@@ -69,3 +69,17 @@ export function methodsOfIdToken(claims: Record<string, unknown>, acrValues: rea
   const kept = methods.filter((method) => method !== 'mfa').slice(0, MAX_METHODS)
   return twoFactors ? [...kept, 'mfa'] : kept
 }
+
+/**
+ * When the user last signed in at the provider, by a verified ID token's `auth_time`: for the
+ * session's `authTime`, so that a sign-in the provider let stand on an older one of its own does
+ * not look fresh to `requireAuth({ maxAge })`. Undefined when it says nothing usable (then the
+ * sign-in is dated now); never later than now.
+ */
+export function authTimeOfIdToken(claims: Record<string, unknown>): number | undefined {
+  const authTime = claims.auth_time
+  const now = Math.floor(Date.now() / 1000)
+  if (typeof authTime !== 'number' || !Number.isFinite(authTime) || authTime <= 0) return undefined
+  if (authTime > now + CLOCK_SKEW) return undefined
+  return Math.min(Math.floor(authTime), now)
+}

@@ -3,7 +3,7 @@ import type { Request } from 'express'
 import { errorText, outsideText } from '../../infra/logger'
 import { CHECKED_FLOW, type CheckedFlow, type FlowStart } from './passport/state-store'
 import { verifyIdToken } from './id-token'
-import { freshAuthTime, methodsOfIdToken } from './assurance'
+import { authTimeOfIdToken, freshAuthTime, methodsOfIdToken } from './assurance'
 import { runStrategy, type StrategyResult } from './passport/adapter'
 import { defaultProfile, toTokens } from './profile'
 import { AUTHORIZATION_PARAMS, type DiscoveryError, type OAuthRegistry, type OAuthRuntime } from './registry'
@@ -99,6 +99,8 @@ export type Finished =
       identity: SignInIdentity
       /** How the user signed in, by a verified ID token (RFC 8176); absent when it names nothing. */
       amr?: string[]
+      /** When the user signed in at the provider, by a verified ID token's `auth_time`. */
+      authTime?: number
     }
   | { kind: 'failed'; reason: string }
 
@@ -146,6 +148,7 @@ export async function finishAuthorization(
   let seen: Record<string, unknown> = profile ?? {}
   let issued: { sub: string; iss: string } | null = null
   let amr: string[] = []
+  let authTime: number | undefined
   if (ready.oidc && provider.protocol === 'oidc') {
     const wantsNonce = provider.checks.includes('nonce')
     if (wantsNonce && flow.nonce === undefined) return { kind: 'failed', reason: 'the flow has no nonce' }
@@ -164,6 +167,7 @@ export async function finishAuthorization(
       if (!fresh.ok) return { kind: 'failed', reason: fresh.reason }
     }
     amr = methodsOfIdToken(idToken.claims, provider.acrValues)
+    authTime = authTimeOfIdToken(idToken.claims)
     // userinfo may add to the ID token, never speak of another user (OIDC Core 5.3.2).
     if (seen.sub !== undefined && seen.sub !== idToken.claims.sub)
       return { kind: 'failed', reason: 'userinfo describes another subject than the ID token' }
@@ -188,6 +192,7 @@ export async function finishAuthorization(
     profile: seen,
     identity: identityOf(user, seen, issued),
     ...(amr.length > 0 ? { amr } : {}),
+    ...(authTime === undefined ? {} : { authTime }),
   }
 }
 

@@ -44,13 +44,14 @@ export async function finishOAuthSignIn(ctx: Context, registry: OAuthRegistry, r
     iss: ctx.param('iss'),
   })
   if (finished.kind === 'failed') return fail('OAuthCallback', finished.reason)
-  const { user, account, profile, identity, amr } = finished
+  const { user, account, profile, identity, amr, authTime } = finished
   await completeSignIn(ctx, {
     user,
     account,
     profile,
     identity,
     ...(amr ? { amr } : {}),
+    ...(authTime === undefined ? {} : { authTime }),
     callbackUrl: flow.callbackUrl,
     ...(flow.id ? { flowId: flow.id } : {}),
   })

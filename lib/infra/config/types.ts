@@ -49,8 +49,9 @@ export interface SessionRecord {
   /** The provider's tokens could not be refreshed for good: the client session says `error: 'RefreshAccessTokenError'`. */
   tokenError?: true
   /**
-   * Seconds since the epoch: when the user last proved who they are, if later than `createdAt` (a
-   * re-authentication for step-up). Absent: at the sign-in.
+   * Seconds since the epoch: when the user last proved who they are, when not at the sign-in: later
+   * (a re-authentication for step-up), or earlier (an OpenID provider's `auth_time`, a sign-in it
+   * let stand on an older one of its own). Absent: at the sign-in.
    */
   authTime?: number
   /** How the user proved it (RFC 8176 values: `pwd`, `otp`, `hwk`, `swk`, `user`, `mfa`, …); absent: not known. */
@@ -78,7 +79,7 @@ export interface SessionRecordView {
   readonly signedInAt: Date
   /** When the session ends unless renewed. */
   readonly expires: Date
-  /** Seconds since the epoch: when the user last proved who they are (the sign-in, or a later re-authentication for step-up). */
+  /** Seconds since the epoch: when the user last proved who they are (the sign-in, a later re-authentication for step-up, or an OpenID provider's earlier `auth_time`). */
   readonly authTime: number
   /**
    * How they proved it, as RFC 8176 authentication method references: `pwd` (a password), `otp` (a
