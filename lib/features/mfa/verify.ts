@@ -138,7 +138,8 @@ async function showSecondFactor(
       totp: factors.some(({ type }) => type === 'totp'),
       recovery: factors.some(({ type }) => type === 'recovery'),
       passkey: passkey && {
-        optionsUrl: ctx.serviceUrl('/mfa/passkey/options'),
+        // With the callbackUrl: a pending sign-in gone by then sends to sign in again, and back.
+        optionsUrl: ctx.serviceUrl('/mfa/passkey/options', { callbackUrl: pending.held.input.callbackUrl }),
         verifyUrl: ctx.serviceUrl('/mfa/passkey'),
       },
     },
