@@ -366,6 +366,26 @@ describe('a passkey as the second step', () => {
     expect(verified.record).toMatchObject({ aal: 2, amr: ['hwk', 'user', 'mfa'] })
   })
 
+  it('counts a passkey as enrolled: the first factor alone cannot set up an app in its place', async () => {
+    const s = await stepService()
+    const { address, authenticator } = await passwordUser(s)
+    const browser = new Browser(s)
+    const url = await pendingByPassword(s, browser, address)
+    // The page offers the passkey, not the app's set-up…
+    const page = await browser.jar.fetch(url, { headers: { accept: 'text/html' } })
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('data-mfa-passkey')
+    // …and an app set up now, by whoever has the password, would be a way around the passkey.
+    const csrfToken = await browser.csrfToken()
+    const setup = await browser.jar.fetch(`${s.base}/mfa/totp/setup`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrfToken, json: 'true' }),
+    })
+    expect(setup.status).toBe(401)
+    expect(await setup.text()).not.toContain('secret')
+    expect((await passkeyStep(s, browser, authenticator)).record).toMatchObject({ aal: 2 })
+  })
+
   it('is not offered when mfa.factors leaves the passkey out: the page has codes only', async () => {
     const s = await service()
     const address = newAddress()
