@@ -20,7 +20,7 @@ const REQUIRES: ReadonlyMap<string, readonly string[]> = new Map([
   ['oidc-logout', ['oauth']],
   ['provider-tokens', ['oauth']],
   ['password', ['accounts', 'email']],
-  ['mfa', ['accounts']],
+  ['mfa', ['accounts', 'passkey']],
 ])
 
 const ENTRY_POINTS = new Set(['index.ts', 'testing', 'auth.ts', 'features.ts'])

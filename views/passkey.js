@@ -1,12 +1,16 @@
-// The built-in sign-in page's passkey ceremony, served from {base}/assets/passkey.js: the page's
-// only script, with no library and no bundler. A form marked `data-passkey-options` is a passkey
-// form: its button (and, with `data-passkey-autofill`, the browser's autofill of the page's
-// `autocomplete="… webauthn"` field) asks the service for options, runs the browser's ceremony, and
-// posts the answer as NextAuth's passkey client does (`action`, `data`), with the form's CSRF token.
+// The built-in pages' passkey ceremonies, served from {base}/assets/passkey.js: the page's only
+// script, with no library and no bundler. On the sign-in page, a form marked `data-passkey-options`
+// is a passkey form: its button (and, with `data-passkey-autofill`, the browser's autofill of the
+// page's `autocomplete="… webauthn"` field) asks the service for options, runs the browser's
+// ceremony, and posts the answer as NextAuth's passkey client does (`action`, `data`), with the
+// form's CSRF token. On the second-factor page, a form marked `data-mfa-passkey` (the options' URL)
+// is the passkey as the second step: its answer is fetched to the form's action, and the page goes
+// to the `{ url }` it answers (the session's callbackUrl, or this page saying what went wrong).
 'use strict'
 ;(function () {
   var forms = document.querySelectorAll('form[data-passkey-options]')
-  if (forms.length === 0 || !window.PublicKeyCredential || !navigator.credentials) return
+  var steps = document.querySelectorAll('form[data-mfa-passkey]')
+  if (forms.length + steps.length === 0 || !window.PublicKeyCredential || !navigator.credentials) return
 
   function toBuffer(text) {
     var base64 = text.replace(/-/g, '+').replace(/_/g, '/')
@@ -133,6 +137,43 @@
   function answerAction(credential) {
     return credential.response.attestationObject ? 'register' : 'authenticate'
   }
+
+  // The second step: every answer is `{ url }` (JSON mode), followed whatever it says; a ceremony the
+  // user cancelled posts nothing (and counts as no try) and shows the form's alert.
+  function asJson(res) {
+    return res.json().then(function (body) {
+      if (body && typeof body.url === 'string') return body
+      if (!res.ok || !body || !body.options) throw new Error('answer ' + res.status)
+      return body
+    })
+  }
+
+  function secondStep(form) {
+    var json = { credentials: 'same-origin', headers: { Accept: 'application/json', 'X-Auth-Return-Redirect': '1' } }
+    return fetch(form.getAttribute('data-mfa-passkey'), json)
+      .then(asJson)
+      .then(function (body) {
+        if (body.url) return body
+        return navigator.credentials.get({ publicKey: requestOptions(body.options) }).then(function (credential) {
+          var fields = new URLSearchParams(new FormData(form))
+          fields.set('data', JSON.stringify(answerOf(credential)))
+          return fetch(form.action, Object.assign({ method: 'POST', body: fields }, json)).then(asJson)
+        })
+      })
+      .then(function (body) {
+        window.location.assign(body.url)
+      })
+  }
+
+  Array.prototype.forEach.call(steps, function (form) {
+    form.hidden = false
+    form.addEventListener('submit', function (event) {
+      event.preventDefault()
+      secondStep(form).catch(function () {
+        showError(form)
+      })
+    })
+  })
 
   Array.prototype.forEach.call(forms, function (form) {
     form.hidden = false

@@ -7,15 +7,19 @@ import { decodeEntities, forms, type Form, type Input } from '../support/forms'
 // The second-factor pages as a browser sees them, in English and in German: the code asked at
 // sign-in (the app's code, a recovery code, a passkey), an authenticator app's set-up with its QR
 // code and key, and the recovery codes shown once. The field names are what the routes read; every
-// value is escaped but the QR code's SVG; no script, no inline style; no cache keeps any of them.
+// value is escaped but the QR code's SVG; no inline script or style, and no script at all but our
+// one file for the passkey button; no cache keeps any of them.
 
 const BASE = 'http://localhost:3000/api/auth'
 const ORIGIN = 'http://localhost:3000'
 const HOSTILE = '"><script>alert(1)</script>'
 const ESCAPED = '&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;'
 const FORM = { base: BASE, csrfToken: 'csrf-1', callbackUrl: `${ORIGIN}/home` }
-const ALL = { totp: true, recovery: true, passkey: true }
-const MFA: ViewData['mfa'] = { ...FORM, action: `${BASE}/mfa/verify`, factors: ALL }
+const PASSKEY = { optionsUrl: `${BASE}/mfa/passkey/options`, verifyUrl: `${BASE}/mfa/passkey` }
+const CODES_ONLY = { totp: true, recovery: true, passkey: false as const }
+const ALL = { ...CODES_ONLY, passkey: PASSKEY }
+const MFA: ViewData['mfa'] = { ...FORM, action: `${BASE}/mfa/verify`, factors: CODES_ONLY }
+const SCRIPT = `${BASE}/assets/passkey.js`
 const SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 29 29"><path stroke="#000000" d="M0 0.5h7"/></svg>'
 const SETUP: ViewData['mfa-setup'] = {
   ...FORM,
@@ -46,8 +50,12 @@ function input(form: Form, name: string): Input {
 const heading = (html: string) => decodeEntities(/<h1>([^<]*)<\/h1>/.exec(html)?.[1] ?? '')
 const alertText = (html: string) =>
   decodeEntities(/<div class="alert" role="alert">([\s\S]*?)<\/div>/.exec(html)?.[1] ?? '')
-const passkeyButton = (html: string) =>
-  /<button type="button" class="button" data-mfa-passkey hidden>([^<]*)</.exec(html)
+/** The passkey's form: its opening tag, and the form as ../support/forms reads it. */
+function passkeyForm(html: string): { tag: string; form: Form } | null {
+  const tag = /<form[^>]*data-mfa-passkey[^>]*>/.exec(html)?.[0]
+  const form = forms(html).find(({ action }) => action === PASSKEY.verifyUrl)
+  return tag === undefined || form === undefined ? null : { tag, form }
+}
 
 /** Ready for the pages' CSP (`style-src 'self'`, no script): no script, no inline style or handler. */
 function expectNoScriptOrStyle(html: string, csp: string): void {
@@ -70,7 +78,7 @@ function expectAppCode(form: Form): void {
 }
 
 describe.each(LANGUAGES)('the second-factor page (%s)', (lang, t) => {
-  it("asks for the app's code first, folds the recovery code under it, and keeps a hidden passkey button", () => {
+  it("asks for the app's code first and folds the recovery code under it, with no script", () => {
     const { html, csp, noStore } = render('mfa', MFA, t)
     expect(heading(html)).toBe(t.mfa.heading)
     expect(html).toContain(`<html lang="${lang}">`)
@@ -99,26 +107,61 @@ describe.each(LANGUAGES)('the second-factor page (%s)', (lang, t) => {
         `<details>\\n<summary>${t.mfa.useRecoveryCode}</summary>\\n<form[^>]*>[\\s\\S]*factor" value="recovery"`,
       ),
     )
-    expect(passkeyButton(html)?.[1]).toBe(t.mfa.withPasskey)
+    expect(passkeyForm(html)).toBeNull()
     expect(html).not.toContain('role="alert"')
     expect(noStore).toBe(true)
     expect(csp).toContain("form-action 'none'")
     expectNoScriptOrStyle(html, csp)
   })
 
+  it('offers a passkey as a hidden form that our one script shows, between the code and the recovery code', () => {
+    const { html, csp } = render('mfa', { ...MFA, factors: ALL }, t)
+    expect(forms(html).map(({ action, hidden }) => hidden.factor ?? action)).toEqual([
+      'totp',
+      PASSKEY.verifyUrl,
+      'recovery',
+    ])
+    const passkey = passkeyForm(html)!
+    // Hidden: without script it could do nothing, and the code forms work alone.
+    expect(passkey.tag).toBe(
+      `<form method="post" action="${PASSKEY.verifyUrl}" data-mfa-passkey="${PASSKEY.optionsUrl}" hidden>`,
+    )
+    expect(passkey.form).toMatchObject({
+      method: 'post',
+      hidden: { csrfToken: 'csrf-1', callbackUrl: `${ORIGIN}/home` },
+      buttons: [t.mfa.withPasskey],
+    })
+    expect(passkey.form.inputs.map(({ name }) => name)).toEqual(['csrfToken', 'callbackUrl'])
+    // The alert the script shows when the browser's ceremony did not happen (cancelled, no passkey).
+    expect(passkey.form.html).toContain(
+      `<div class="alert" role="alert" data-passkey-error hidden><p>${t.mfa.passkeyFailed}</p></div>`,
+    )
+    expect([...html.matchAll(/<script\b[^>]*>/g)].map(([tag]) => tag)).toEqual([`<script src="${SCRIPT}">`])
+    expect(html).not.toMatch(/<style|\sstyle=|\son\w+=/i)
+    expect(csp).toContain(`script-src ${SCRIPT}; connect-src 'self'`)
+  })
+
   it('offers only the factors the user has: a lone recovery code is shown open, with the focus', () => {
     const appOnly = render('mfa', { ...MFA, factors: { totp: true, recovery: false, passkey: false } }, t).html
     expect(forms(appOnly).map(({ hidden }) => hidden.factor)).toEqual(['totp'])
-    expect(appOnly).not.toMatch(/<details|data-mfa-passkey/)
+    expect(appOnly).not.toMatch(/<details|data-mfa-passkey|<script/)
     const codesOnly = render('mfa', { ...MFA, factors: { totp: false, recovery: true, passkey: false } }, t).html
     const [recovery, ...rest] = forms(codesOnly)
     expect(rest).toEqual([])
     expect(recovery?.hidden.factor).toBe('recovery')
     expect(input(recovery!, 'code').attributes).toHaveProperty('autofocus')
     expect(codesOnly).not.toMatch(/<details|data-mfa-passkey/)
-    const passkeyOnly = render('mfa', { ...MFA, factors: { totp: false, recovery: false, passkey: true } }, t).html
-    expect(forms(passkeyOnly)).toEqual([])
-    expect(passkeyButton(passkeyOnly)?.[1]).toBe(t.mfa.withPasskey)
+    const passkeyOnly = render('mfa', { ...MFA, factors: { totp: false, recovery: false, passkey: PASSKEY } }, t).html
+    expect(forms(passkeyOnly).map(({ action }) => action)).toEqual([PASSKEY.verifyUrl])
+    expect(passkeyForm(passkeyOnly)?.form.buttons).toEqual([t.mfa.withPasskey])
+  })
+
+  it('says a refused passkey did not work, and leaves the code field as it was', () => {
+    const { html } = render('mfa', { ...MFA, factors: ALL, error: 'passkey' }, t)
+    expect(alertText(html)).toContain(t.mfa.passkeyFailed)
+    const [totp] = forms(html)
+    expect(input(totp!, 'code').attributes).not.toHaveProperty('aria-invalid')
+    expect(passkeyForm(html)).not.toBeNull()
   })
 
   it('says a wrong code did not work, and keeps the forms', () => {
@@ -130,10 +173,11 @@ describe.each(LANGUAGES)('the second-factor page (%s)', (lang, t) => {
   })
 
   it('after too many wrong codes, offers no form: only a link to sign in again, toward the same place', () => {
-    const { html } = render('mfa', { ...MFA, error: 'ended' }, t)
+    const { html, csp } = render('mfa', { ...MFA, factors: ALL, error: 'ended' }, t)
     expect(alertText(html)).toContain(t.mfa.ended)
     expect(forms(html)).toEqual([])
-    expect(passkeyButton(html)).toBeNull()
+    expect(passkeyForm(html)).toBeNull()
+    expectNoScriptOrStyle(html, csp)
     const signIn = `${BASE}/signin?callbackUrl=${encodeURIComponent(`${ORIGIN}/home`)}`
     expect(decodeEntities(html)).toContain(`<a class="button" href="${signIn}">${t.mfa.signIn}</a>`)
   })
@@ -197,6 +241,14 @@ describe('the second-factor pages escape every value but the QR code', () => {
     for (const form of [...forms(pages[0]!), ...forms(pages[1]!)]) {
       expect(form.hidden).toMatchObject(hostileForm)
     }
+    const hostilePasskey = { optionsUrl: `${BASE}/mfa/passkey/options?"><b>`, verifyUrl: `${BASE}/mfa/passkey?"><b>` }
+    const withPasskey = render('mfa', { ...MFA, ...hostileForm, factors: { ...ALL, passkey: hostilePasskey } }).html
+    expect(withPasskey).not.toMatch(/<b>/)
+    expect([...withPasskey.matchAll(/<script\b[^>]*>/g)].map(([tag]) => tag)).toEqual([`<script src="${SCRIPT}">`])
+    expect(passkeyForm(withPasskey)).toBeNull()
+    expect(forms(withPasskey).find(({ action }) => action === hostilePasskey.verifyUrl)?.hidden).toMatchObject(
+      hostileForm,
+    )
     const secret = /<code>([^<]*)<\/code>/.exec(pages[1]!)?.[1] ?? ''
     expect(decodeEntities(secret)).toBe(groupedSecret(HOSTILE))
     expect(pages[2]).toContain(`<li><code>${ESCAPED}</code></li>`)

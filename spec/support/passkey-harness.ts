@@ -15,12 +15,14 @@ export interface PasskeyService extends Served {
   links: string[]
 }
 
+/** `overrides.providers`: more providers after those two (a `password()`, say). */
 export async function startPasskeyService(
   options: PasskeyOptions = {},
   overrides: AuthOptions = {},
   site?: Parameters<typeof serve>[1],
 ): Promise<PasskeyService> {
   const links: string[] = []
+  const { providers: more = [], ...rest } = overrides
   const service = await serve(
     {
       providers: [
@@ -30,9 +32,10 @@ export async function startPasskeyService(
           rateLimits: { addressPerMinute: 100, addressPerHour: 100, ipPerHour: 1000 },
         }),
         passkey(options),
+        ...more,
       ],
       requestRateLimit: { limit: 10_000 },
-      ...overrides,
+      ...rest,
     },
     site,
   )

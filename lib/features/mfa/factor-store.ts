@@ -15,6 +15,18 @@ export async function enabledFactors(runtime: MfaRuntime, userId: string): Promi
   return all.filter(({ enabled }) => enabled)
 }
 
+/** Whether the user has a passkey, when `mfa.factors` lists the passkey provider (else it is no factor here). */
+export async function hasPasskey(runtime: MfaRuntime, userId: string): Promise<boolean> {
+  return runtime.passkeyStep !== null && (await runtime.passkeyStep.has(userId))
+}
+
+/** The kinds of second factor the user has (`totp`, `recovery`, `passkey`), as `mfa.require` is told them. */
+export async function factorKinds(runtime: MfaRuntime, userId: string): Promise<string[]> {
+  const kinds = new Set((await enabledFactors(runtime, userId)).map(({ type }) => type as string))
+  if (await hasPasskey(runtime, userId)) kinds.add('passkey')
+  return [...kinds]
+}
+
 export function factorInfo(factor: StoredFactor): FactorInfo {
   return Object.freeze({
     id: factor.id,

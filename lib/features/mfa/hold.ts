@@ -2,7 +2,7 @@ import type { SignInEvent } from '../../core/feature'
 import type { HeldSignIn } from '../../core/sign-in/complete'
 import { aalOf } from '../../core/session/record'
 import { errorText } from '../../infra/logger'
-import { enabledFactors } from './factor-store'
+import { factorKinds } from './factor-store'
 import { holdPending } from './pending'
 import type { MfaRuntime } from './runtime'
 
@@ -15,8 +15,7 @@ import type { MfaRuntime } from './runtime'
 export function holdForSecondFactor(runtime: MfaRuntime) {
   return async ({ ctx }: SignInEvent, held: HeldSignIn): Promise<boolean> => {
     if (aalOf(held.amr) === 2) return false
-    const factors = await enabledFactors(runtime, held.userId)
-    const kinds = [...new Set(factors.map(({ type }) => type))]
+    const kinds = await factorKinds(runtime, held.userId)
     if (!(await due(runtime, held, kinds))) return false
     holdPending(ctx, runtime, held)
     ctx.svc.log('info', 'mfa.pending', 'a first factor passed; the second is due', {

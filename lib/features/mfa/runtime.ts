@@ -4,6 +4,7 @@ import { ConfigurationError } from '../../infra/errors'
 import type { Limiter, ServerState } from '../../infra/store/types'
 import type { AccountsRuntime } from '../accounts/runtime'
 import { FACTOR_METHODS } from '../accounts/store'
+import type { PasskeySecondStep } from '../passkey/second-step'
 import type { ResolvedMfa } from './options'
 
 /** What the feature's routes and hooks share, built once at auth(). */
@@ -17,6 +18,8 @@ export interface MfaRuntime extends ResolvedMfa {
   readonly userAttempts: Limiter
   /** A pending sign-in is spent once: its id's one point. */
   readonly spent: Limiter
+  /** A passkey as the second step: when `mfa.factors` lists the passkey() provider, else null. */
+  readonly passkeyStep: PasskeySecondStep | null
   readonly config: ResolvedConfig
 }
 
@@ -33,6 +36,7 @@ export function createMfaRuntime(
   accounts: AccountsRuntime | null,
   state: ServerState,
   keys: (purpose: KeyPurpose) => KeyRing,
+  passkeyStep: PasskeySecondStep | null,
 ): MfaRuntime {
   if (accounts === null)
     throw new ConfigurationError(
@@ -50,6 +54,8 @@ export function createMfaRuntime(
     pendingAttempts: state.limiter('mfa-pending', PENDING_TRIES, PENDING_SECONDS),
     userAttempts: state.limiter('mfa-user', USER_TRIES, USER_WINDOW),
     spent: state.limiter('mfa-spent', 1, PENDING_SECONDS),
+    // resolveMfa checked that `providers` lists the one named: the feature's step is that provider's.
+    passkeyStep: resolved.passkey !== null && passkeyStep?.providerId === resolved.passkey ? passkeyStep : null,
     config,
   })
 }

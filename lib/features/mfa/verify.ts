@@ -3,7 +3,7 @@ import { field, showPage } from '../../core/show-page'
 import { resumeSignIn } from '../../core/sign-in/complete'
 import { signInFirst } from '../accounts/routes'
 import type { StoredFactor } from '../accounts/store'
-import { enabledFactors, factorInfo, spendRecovery, spendTotp } from './factor-store'
+import { enabledFactors, factorInfo, hasPasskey, spendRecovery, spendTotp } from './factor-store'
 import { endPending, readPending, writePending, type Pending } from './pending'
 import { PENDING_TRIES, type MfaRuntime } from './runtime'
 
@@ -20,9 +20,12 @@ export async function secondFactorPage(ctx: Context, runtime: MfaRuntime): Promi
   if (pending === null) return startOver(ctx, runtime)
   const factors = await enabledFactors(runtime, pending.held.userId)
   // `always` and nothing enrolled yet: the authenticator app is set up first.
-  if (factors.length === 0 && runtime.totp !== null)
+  if (factors.length === 0 && runtime.totp !== null && !(await hasPasskey(runtime, pending.held.userId)))
     return ctx.redirect(ctx.serviceUrl('/mfa/setup', { callbackUrl: pending.held.input.callbackUrl }))
-  await showSecondFactor(ctx, runtime, pending, factors, 200)
+  // A JSON client (and the page's passkey script) comes back here after a refusal: the page says so.
+  const shown = ctx.query.get('error')
+  const error = shown === 'wrong' || shown === 'passkey' ? shown : undefined
+  await showSecondFactor(ctx, runtime, pending, factors, 200, error)
 }
 
 /**
@@ -63,16 +66,34 @@ export async function verifySecondFactor(ctx: Context, runtime: MfaRuntime): Pro
   await resumeSignIn(ctx, pending.held, ['otp', 'mfa'])
 }
 
-/** A wrong code: the page again, or after the fifth the pending sign-in ends. */
-async function wrongCode(ctx: Context, runtime: MfaRuntime, pending: Pending, factors: StoredFactor[]): Promise<void> {
-  ctx.svc.log('info', 'mfa.failed', 'a wrong second-factor code', ctx.svc.userForLog(pending.held.userId))
+/**
+ * A wrong code (or a passkey answer refused: `passkeyRefused` says why, for the log): the page
+ * again, or after the fifth the pending sign-in ends. A JSON client gets `{ url }` of the page.
+ */
+export async function wrongCode(
+  ctx: Context,
+  runtime: MfaRuntime,
+  pending: Pending,
+  factors: StoredFactor[],
+  passkeyRefused?: string,
+): Promise<void> {
+  const error = passkeyRefused === undefined ? 'wrong' : 'passkey'
+  const why = passkeyRefused === undefined ? 'a wrong second-factor code' : `a passkey refused: ${passkeyRefused}`
+  ctx.svc.log('info', 'mfa.failed', why, ctx.svc.userForLog(pending.held.userId))
   const tries = pending.tries + 1
   if (tries >= PENDING_TRIES) return ended(ctx, runtime, pending, factors)
   writePending(ctx, runtime, { ...pending, tries })
-  return showSecondFactor(ctx, runtime, pending, factors, 401, 'wrong')
+  if (ctx.jsonMode) return ctx.redirect(pageUrl(ctx, pending, error), 401)
+  return showSecondFactor(ctx, runtime, pending, factors, 401, error)
 }
 
-async function ended(ctx: Context, runtime: MfaRuntime, pending: Pending, factors: StoredFactor[]): Promise<void> {
+/** Too many codes judged: the pending sign-in ends. */
+export async function ended(
+  ctx: Context,
+  runtime: MfaRuntime,
+  pending: Pending,
+  factors: StoredFactor[],
+): Promise<void> {
   endPending(ctx)
   ctx.svc.log(
     'warn',
@@ -80,7 +101,12 @@ async function ended(ctx: Context, runtime: MfaRuntime, pending: Pending, factor
     'too many second-factor codes: the pending sign-in ended',
     ctx.svc.userForLog(pending.held.userId),
   )
+  if (ctx.jsonMode) return ctx.redirect(pageUrl(ctx, pending, 'ended'), 401)
   return showSecondFactor(ctx, runtime, pending, factors, 401, 'ended')
+}
+
+function pageUrl(ctx: Context, pending: Pending, error: 'wrong' | 'passkey' | 'ended'): string {
+  return ctx.serviceUrl('/mfa', { callbackUrl: pending.held.input.callbackUrl, error })
 }
 
 async function recoveryUsed(ctx: Context, runtime: MfaRuntime, userId: string, factor: StoredFactor): Promise<void> {
@@ -100,10 +126,9 @@ async function showSecondFactor(
   pending: Pending,
   factors: readonly StoredFactor[],
   status: number,
-  error?: 'wrong' | 'ended',
+  error?: 'wrong' | 'passkey' | 'ended',
 ): Promise<void> {
-  if (ctx.jsonMode && error !== undefined)
-    return ctx.redirect(ctx.serviceUrl('/mfa', { callbackUrl: pending.held.input.callbackUrl, error }), status)
+  const passkey = error !== 'ended' && (await hasPasskey(runtime, pending.held.userId))
   await showPage(ctx, status, 'mfa', {
     base: ctx.base.href,
     action: ctx.serviceUrl('/mfa/verify'),
@@ -112,13 +137,17 @@ async function showSecondFactor(
     factors: {
       totp: factors.some(({ type }) => type === 'totp'),
       recovery: factors.some(({ type }) => type === 'recovery'),
-      passkey: runtime.passkey !== null,
+      passkey: passkey && {
+        // With the callbackUrl: a pending sign-in gone by then sends to sign in again, and back.
+        optionsUrl: ctx.serviceUrl('/mfa/passkey/options', { callbackUrl: pending.held.input.callbackUrl }),
+        verifyUrl: ctx.serviceUrl('/mfa/passkey'),
+      },
     },
     ...(error ? { error } : {}),
   })
 }
 
 /** No pending sign-in here (another browser, too late, spent): sign in again. */
-function startOver(ctx: Context, runtime: MfaRuntime): Promise<void> {
+export function startOver(ctx: Context, runtime: MfaRuntime): Promise<void> {
   return signInFirst(ctx, null, runtime.accounts, 'a second factor')
 }

@@ -4,7 +4,7 @@ import { digest } from '../../infra/crypto/mac'
 import type { SessionRecord } from '../../infra/config/types'
 import { signInFirst } from '../accounts/routes'
 import type { StoredFactor } from '../accounts/store'
-import { enabledFactors } from './factor-store'
+import { enabledFactors, hasPasskey } from './factor-store'
 import { readPending, type Pending } from './pending'
 import type { MfaRuntime } from './runtime'
 
@@ -12,7 +12,8 @@ import type { MfaRuntime } from './runtime'
  * Who may change a user's factors: a signed-in user whose proof is recent (within
  * `accounts.linkMaxAge` of their last sign-in or re-authentication) and, once a factor is enrolled,
  * made with a second factor (a copied cookie of a password-only session adds nothing); or, with
- * `require: 'always'`, a pending sign-in whose user has no factor yet (enrolment on the way in).
+ * `require: 'always'`, a pending sign-in whose user has no factor yet, a passkey of `mfa.factors`
+ * included (enrolment on the way in).
  */
 export type Enroller =
   | {
@@ -30,7 +31,9 @@ export async function enroller(ctx: Context, runtime: MfaRuntime, step: string):
     const pending = readPending(ctx, runtime)
     if (pending !== null) {
       const factors = await enabledFactors(runtime, pending.held.userId)
-      if (factors.length === 0) return { kind: 'pending', userId: pending.held.userId, pending, factors }
+      // A user with a passkey answers with it: a first factor alone sets up no app of its own.
+      if (factors.length === 0 && !(await hasPasskey(runtime, pending.held.userId)))
+        return { kind: 'pending', userId: pending.held.userId, pending, factors }
     }
     await signInFirst(ctx, null, runtime.accounts, step)
     return null
@@ -38,7 +41,8 @@ export async function enroller(ctx: Context, runtime: MfaRuntime, step: string):
   const factors = await enabledFactors(runtime, record.userId)
   const authTime = record.authTime ?? record.createdAt
   const recent = Date.now() / 1000 - authTime <= runtime.accounts.linkMaxAge
-  if (!recent || (factors.length > 0 && aalOf(record.amr) < 2)) {
+  const enrolled = factors.length > 0 || (await hasPasskey(runtime, record.userId))
+  if (!recent || (enrolled && aalOf(record.amr) < 2)) {
     await signInFirst(ctx, record, runtime.accounts, step)
     return null
   }

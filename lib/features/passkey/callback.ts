@@ -1,14 +1,10 @@
 import type { Context } from '../../core/context'
-import { verifyAuthentication, responseOf, type Expected } from './ceremony'
+import type { Expected } from './ceremony'
 import type { PasskeyRuntime } from './runtime'
-import { parseJsonObject } from '../../infra/util/json'
-import type { StoredPasskey } from './store'
+import { checkAnswer, readAnswer } from './answer'
 import { completeSignIn } from '../../core/sign-in/complete'
 import { refuse, relyingParty, takeCeremony } from './challenge'
 import { addPasskey } from './register'
-
-/** The browser's WebAuthn answer is a few KB; anything much larger is not one. */
-const MAX_DATA_LENGTH = 32 * 1024
 
 /**
  * POST /callback/:provider for a passkey, as NextAuth v5's client posts it: `action`, `data` (the
@@ -18,11 +14,10 @@ const MAX_DATA_LENGTH = 32 * 1024
  */
 export async function finishPasskey(ctx: Context, runtime: PasskeyRuntime): Promise<void> {
   const ceremony = await takeCeremony(ctx, runtime)
-  const text = ctx.param('data')
-  const data = text !== null && text.length <= MAX_DATA_LENGTH ? parseJsonObject(text) : null
-  const answer = responseOf(data)
-  if (!ceremony || !answer || ctx.param('action') !== ceremony.action)
-    return refuse(ctx, ceremony ? 'a malformed answer' : 'no ceremony in progress for this browser')
+  const data = readAnswer(ctx)
+  // A second step's ceremony (./second-step.ts) answers for a held sign-in only, never here.
+  if (!ceremony || ceremony.action === 'second-step') return refuse(ctx, 'no ceremony in progress for this browser')
+  if (data === null || ctx.param('action') !== ceremony.action) return refuse(ctx, 'a malformed answer')
   const expected: Expected = {
     challenge: ceremony.challenge,
     rp: relyingParty(ctx, runtime),
@@ -35,64 +30,20 @@ export async function finishPasskey(ctx: Context, runtime: PasskeyRuntime): Prom
 async function signInWithPasskey(
   ctx: Context,
   runtime: PasskeyRuntime,
-  data: unknown,
+  data: Record<string, unknown>,
   expected: Expected,
 ): Promise<void> {
-  const { id, response } = responseOf(data)!
-  const found: unknown = await runtime.store.get(id)
-  if (!found) return refuse(ctx, 'an unknown passkey')
-  // The app's own store may answer anything: only a whole record of this credential signs in.
-  if (!isStoredPasskey(found, id)) return refuse(ctx, 'a passkey record the store answered incomplete')
-  const passkey = found
-  // A discoverable credential names its user: it must be the one the passkey was added for.
-  if (response.userHandle !== undefined && response.userHandle !== passkey.userHandle)
-    return refuse(ctx, 'a passkey answering for another user')
-  const result = await verifyAuthentication(data, passkey, expected)
-  if (!result.ok) {
-    if ('counter' in result) {
-      const message = {
-        userId: passkey.userId,
-        passkeyId: id,
-        storedCounter: passkey.counter,
-        receivedCounter: result.counter,
-      }
-      ctx.svc.log('warn', 'passkey.cloned', 'a passkey signature counter went backwards: the sign-in was refused', {
-        storedCounter: message.storedCounter,
-        receivedCounter: message.receivedCounter,
-      })
-      await ctx.emit('passkeyCloned', ctx.svc.config.events.passkeyCloned, message)
-    }
-    return refuse(
-      ctx,
-      result.reason === 'counter' ? 'a signature counter that did not go up' : 'a signature that does not verify',
-    )
-  }
-  await runtime.store.update(id, { counter: result.counter, backedUp: result.backedUp, lastUsedAt: Date.now() })
+  const checked = await checkAnswer(ctx, runtime, data, expected)
+  if (!checked.ok) return refuse(ctx, checked.reason)
+  const { passkey, result } = checked
   await completeSignIn(ctx, {
     user: { id: passkey.userId, ...passkey.user },
-    account: { provider: runtime.provider.id, type: 'webauthn', providerAccountId: id },
+    account: { provider: runtime.provider.id, type: 'webauthn', providerAccountId: passkey.id },
     userId: passkey.userId,
     userKnown: true,
     callbackUrl: await ctx.callbackTarget(),
     amr: passkeyMethods(result),
   })
-}
-
-/** The fields a sign-in reads, of the types it reads them as (fail closed on anything else). */
-function isStoredPasskey(value: unknown, id: string): value is StoredPasskey {
-  if (typeof value !== 'object' || value === null) return false
-  const passkey = value as Partial<Record<keyof StoredPasskey, unknown>>
-  const text = (field: unknown) => typeof field === 'string' && field !== ''
-  return (
-    passkey.id === id &&
-    text(passkey.userId) &&
-    text(passkey.userHandle) &&
-    text(passkey.publicKey) &&
-    Number.isSafeInteger(passkey.counter) &&
-    (passkey.counter as number) >= 0 &&
-    typeof passkey.user === 'object' &&
-    passkey.user !== null
-  )
 }
 
 /**

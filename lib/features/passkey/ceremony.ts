@@ -50,12 +50,19 @@ export function registrationOptions(
   })
 }
 
-export function authenticationOptions(rp: RelyingParty, challenge: string, userVerification: 'required' | 'preferred') {
+/** `allow`: the passkeys that may answer (a second step: the held user's); none given, any discoverable one. */
+export function authenticationOptions(
+  rp: RelyingParty,
+  challenge: string,
+  userVerification: 'required' | 'preferred',
+  allow?: readonly StoredPasskey[],
+) {
   return simpleWebAuthn().generateAuthenticationOptions({
     rpID: rp.id,
     challenge: bytes(challenge),
     timeout: CEREMONY_TIMEOUT,
     userVerification,
+    ...(allow ? { allowCredentials: allow.map(({ id, transports }) => ({ id, transports: [...transports] })) } : {}),
   })
 }
 

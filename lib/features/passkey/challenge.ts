@@ -15,13 +15,19 @@ import { isRecord } from '../../infra/util/object'
  * (an atomic take, whichever instance gets it), and gone after `challengeMaxAge` seconds.
  */
 export interface Ceremony {
-  readonly action: 'authenticate' | 'register'
+  /** `second-step`: a passkey asked for a sign-in another feature holds (./second-step.ts). */
+  readonly action: 'authenticate' | 'register' | 'second-step'
   /** base64url of 32 random bytes. */
   readonly challenge: string
   /** Registration: the new passkey's user handle. */
   readonly handle?: string
-  /** Registration by a signed-in user: who, so that the answer adds the passkey to that user only. */
+  /**
+   * Registration by a signed-in user: who, so that the answer adds the passkey to that user only.
+   * A second step: the held sign-in's user, whose passkeys alone may answer.
+   */
   readonly userId?: string
+  /** A second step: the id of the held sign-in it answers for, and for no other. */
+  readonly bound?: string
   /** Registration: the user the passkey will sign in as. */
   readonly user?: PasskeyUser
 }
@@ -57,14 +63,15 @@ export async function takeCeremony(ctx: Context, runtime: PasskeyRuntime): Promi
 function parseCeremony(value: string): Ceremony | null {
   const parsed = parseJsonObject(value)
   if (!parsed) return null
-  const { action, challenge, handle, userId, user, expires } = parsed
-  if (action !== 'authenticate' && action !== 'register') return null
+  const { action, challenge, handle, userId, bound, user, expires } = parsed
+  if (action !== 'authenticate' && action !== 'register' && action !== 'second-step') return null
   if (typeof challenge !== 'string' || typeof expires !== 'number' || expires <= Date.now()) return null
   return {
     action,
     challenge,
     ...(typeof handle === 'string' ? { handle } : {}),
     ...(typeof userId === 'string' ? { userId } : {}),
+    ...(typeof bound === 'string' ? { bound } : {}),
     ...(isRecord(user) ? { user: user as unknown as PasskeyUser } : {}),
   }
 }

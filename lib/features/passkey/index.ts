@@ -1,6 +1,6 @@
 import type { Context } from '../../core/context'
 import { invalidCsrf } from '../../core/csrf-failure'
-import type { FeatureDefinition, Route } from '../../core/feature'
+import type { Feature, FeatureDefinition, Route } from '../../core/feature'
 import { AuthError, ConfigurationError } from '../../infra/errors'
 import { providerUrls } from '../../infra/urls/provider-urls'
 import { finishPasskey } from './callback'
@@ -8,14 +8,21 @@ import { createPasskeyHelpers } from './manage'
 import { crossSiteOptions, webauthnOptions } from './options-route'
 import { createPasskeyRuntime } from './runtime'
 import { passkeyScript } from './script'
+import { passkeySecondStep, type PasskeySecondStep } from './second-step'
 import { PASSKEY_EVENTS } from './types'
 
 const notFound = () => {
   throw new AuthError('NotFound', 'no passkey provider')
 }
 
+/** The passkey feature as a feature that requires it sees it (mfa: a passkey as the second step). */
+export interface PasskeyFeature extends Feature {
+  /** Null without a passkey() provider. */
+  readonly secondStep: PasskeySecondStep | null
+}
+
 /** Sign-in and sign-up with passkeys (`passkey()`), and the helpers that manage a user's passkeys. */
-export const passkey: FeatureDefinition = {
+export const passkey: FeatureDefinition<PasskeyFeature> = {
   name: 'passkey',
   protocols: ['webauthn'],
   events: PASSKEY_EVENTS,
@@ -47,6 +54,7 @@ export const passkey: FeatureDefinition = {
         name: 'passkey',
         routes: { 'webauthn-options/:provider': { GET: notFound }, 'assets/passkey.js': { GET: notFound } },
         helpers,
+        secondStep: null,
       }
     const { id } = runtime.provider
     // The options are a GET that keeps a challenge and sets a cookie: counted like a sign-in, and
@@ -80,6 +88,7 @@ export const passkey: FeatureDefinition = {
         },
       }),
       helpers,
+      secondStep: passkeySecondStep(runtime),
       // Accounts list, count and unlink passkeys beside the ways in of their store, and erase them with the user.
       waysIn: {
         list: async (userId) =>

@@ -232,6 +232,7 @@ export const de: Messages = {
     recoveryLabel: 'Wiederherstellungscode',
     recoveryButton: 'Wiederherstellungscode bestätigen',
     withPasskey: 'Einen Passkey verwenden',
+    passkeyFailed: 'Dieser Passkey hat nicht funktioniert. Versuchen Sie es erneut oder verwenden Sie einen Code.',
     wrong: 'Dieser Code hat nicht funktioniert.',
     ended: 'Zu viele falsche Codes: Melden Sie sich erneut an.',
     signIn: 'Anmelden',

@@ -119,6 +119,8 @@ export interface Messages {
     recoveryLabel: string
     recoveryButton: string
     withPasskey: string
+    /** The passkey's answer was refused (the button's script came back to the page). */
+    passkeyFailed: string
     wrong: string
     /** Too many wrong codes: the sign-in is over; `signIn` is the link to start again. */
     ended: string

@@ -12,6 +12,7 @@ export const MFA = {
   recoveryLabel: 'Recovery code',
   recoveryButton: 'Verify recovery code',
   withPasskey: 'Use a passkey',
+  passkeyFailed: 'That passkey did not work. Try again, or use a code.',
   wrong: 'That code did not work.',
   ended: 'Too many wrong codes: sign in again.',
   signIn: 'Sign in',

@@ -18,10 +18,19 @@ interface MfaForm {
 
 /** `GET {base}/mfa`: the second factor is due. `action`: `{base}/mfa/verify`. */
 export interface MfaData extends MfaForm {
-  /** The user's ways to give it; the page offers each one that is true. */
-  readonly factors: { readonly totp: boolean; readonly recovery: boolean; readonly passkey: boolean }
-  /** `wrong`: the last code did not match. `ended`: too many did; only a link to sign in again is left. */
-  readonly error?: 'wrong' | 'ended'
+  /** The user's ways to give it; the page offers each one that is given. */
+  readonly factors: { readonly totp: boolean; readonly recovery: boolean; readonly passkey: MfaPasskey | false }
+  /**
+   * `wrong`: the last code did not match. `passkey`: the last passkey answer was refused. `ended`:
+   * too many were wrong; only a link to sign in again is left.
+   */
+  readonly error?: 'wrong' | 'passkey' | 'ended'
+}
+
+/** The passkey button's routes: where the page's script asks for the options, and posts the answer. */
+export interface MfaPasskey {
+  readonly optionsUrl: string
+  readonly verifyUrl: string
 }
 
 /** `GET {base}/mfa/setup`: an authenticator app enrolled. `action`: `{base}/mfa/totp/confirm`. */
@@ -53,7 +62,7 @@ const FORM_LOCALS = ['t', 'action', 'csrfToken', 'callbackUrl'] as const
 
 /** What each view may use (strict mode: anything else throws). */
 export const MFA_LOCALS: Readonly<Record<keyof MfaViewData, readonly string[]>> = {
-  mfa: [...FORM_LOCALS, 'factors', 'problem', 'signInUrl'],
+  mfa: [...FORM_LOCALS, 'factors', 'problem', 'wrongCode', 'signInUrl', 'scriptUrl'],
   'mfa-setup': [...FORM_LOCALS, 'qrSvg', 'secret', 'problem'],
   'mfa-codes': ['t', 'codes', 'continueUrl'],
 }
@@ -74,13 +83,19 @@ export const MFA_MODELS: MfaModels = {
     const { totp, recovery, passkey } = data.factors
     // Ended: the sign-in is over, so no form is offered; the link starts a new one toward the same place.
     const ended = data.error === 'ended'
+    const problems = { wrong: t.mfa.wrong, passkey: t.mfa.passkeyFailed, ended: t.mfa.ended }
+    // The passkey button runs the one script of views/passkey.js; the code forms need none.
+    const script = !ended && passkey ? `${data.base}/assets/passkey.js` : undefined
     return {
       title: t.titles.mfa,
+      ...(script ? { script } : {}),
       locals: {
         ...form(data),
         factors: ended ? { totp: false, recovery: false, passkey: false } : { totp, recovery, passkey },
-        problem: ended ? t.mfa.ended : data.error === 'wrong' ? t.mfa.wrong : undefined,
+        problem: data.error === undefined ? undefined : problems[data.error],
+        wrongCode: data.error === 'wrong',
         signInUrl: ended ? keepingCallback(`${data.base}/signin`, data.callbackUrl) : undefined,
+        scriptUrl: script,
       },
     }
   },

@@ -87,6 +87,8 @@ export interface PasswordViewData {
 export interface PageModel {
   readonly title: string
   readonly locals: Readonly<Record<string, unknown>>
+  /** The one script the page runs (ours, by its full URL), which its CSP then allows; none by default. */
+  readonly script?: string
 }
 
 type PasswordModels = { readonly [V in keyof PasswordViewData]: (t: Messages, data: PasswordViewData[V]) => PageModel }

@@ -152,6 +152,7 @@ const LOCALS: Readonly<Record<ViewName | 'layout', readonly string[]>> = {
 const MODELS: Models = {
   signin: (t, { base, csrfToken, callbackUrl, providers, error, email, passkey, credentials }) => ({
     title: t.titles.signin,
+    ...(passkey ? { script: `${base}/assets/passkey.js` } : {}),
     locals: {
       csrfToken,
       callbackUrl,
@@ -256,8 +257,8 @@ const CSP = "default-src 'none'; style-src 'self'; base-uri 'none'; frame-ancest
  * null: no `form-action` at all (a destination is not known). `image`: the `img-src` of `theme.logo`.
  */
 export function pageCsp(formAction?: readonly string[] | null, script?: string, image?: string): string {
-  // The sign-in page with a passkey provider runs our one script, named by its full URL, and it
-  // talks to our own routes only; every other page stays without script.
+  // A page with a passkey button (sign-in, second factor) runs our one script, named by its full
+  // URL (the view's model names it), which talks to our own routes only; every other page has none.
   const scripted = script === undefined ? CSP : `${CSP}; script-src ${script}; connect-src 'self'`
   // `theme.logo`: the one image, from its own origin (or 'self' for a path on the site).
   const csp = image === undefined ? scripted : `${scripted}; img-src ${image}`
@@ -279,14 +280,13 @@ export function renderView<V extends ViewName>(view: V, data: ViewData[V], optio
   const model = MODELS[view](t, data)
   const body = TEMPLATES[view]({ ...model.locals, t, fmt: format })
   const stylesheet = data.base === undefined ? undefined : `${data.base}/assets/style.css`
-  const script = view === 'signin' && (data as SigninData).passkey ? `${data.base}/assets/passkey.js` : undefined
   const { colorScheme = 'auto', logo, logoSource } = options.theme ?? {}
   // The logo goes with the stylesheet: a page without it (no service URL) shows neither.
   const shown = stylesheet === undefined ? undefined : logo
   return {
     html: LAYOUT({ t, title: model.title, stylesheet, body, scheme: colorScheme, logo: shown }),
     noStore: options.noStore ?? CARRIES_TOKEN.has(view),
-    csp: pageCsp(options.formAction, script, shown === undefined ? undefined : logoSource),
+    csp: pageCsp(options.formAction, model.script, shown === undefined ? undefined : logoSource),
   }
 }
 
