@@ -18,7 +18,7 @@ export function holdForSecondFactor(runtime: MfaRuntime) {
     const factors = await enabledFactors(runtime, held.userId)
     const kinds = [...new Set(factors.map(({ type }) => type))]
     if (!(await due(runtime, held, kinds))) return false
-    holdPending(ctx, runtime, held)
+    await holdPending(ctx, runtime, held)
     ctx.svc.log('info', 'mfa.pending', 'a first factor passed; the second is due', {
       ...ctx.svc.userForLog(held.userId),
       provider: held.providerId,

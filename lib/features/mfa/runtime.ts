@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../../infra/config'
 import type { KeyPurpose, KeyRing } from '../../infra/crypto/keys'
 import { ConfigurationError } from '../../infra/errors'
-import type { Limiter, ServerState } from '../../infra/store/types'
+import type { Limiter, Revocations, ServerState } from '../../infra/store/types'
 import type { AccountsRuntime } from '../accounts/runtime'
 import { FACTOR_METHODS } from '../accounts/store'
 import type { ResolvedMfa } from './options'
@@ -17,6 +17,8 @@ export interface MfaRuntime extends ResolvedMfa {
   readonly userAttempts: Limiter
   /** A pending sign-in is spent once: its id's one point. */
   readonly spent: Limiter
+  /** The users' revocation times (sign-out everywhere, a reset): a pending sign-in from before one is over. */
+  readonly revocations: Revocations
   readonly config: ResolvedConfig
 }
 
@@ -50,6 +52,7 @@ export function createMfaRuntime(
     pendingAttempts: state.limiter('mfa-pending', PENDING_TRIES, PENDING_SECONDS),
     userAttempts: state.limiter('mfa-user', USER_TRIES, USER_WINDOW),
     spent: state.limiter('mfa-spent', 1, PENDING_SECONDS),
+    revocations: state.revocations,
     config,
   })
 }
