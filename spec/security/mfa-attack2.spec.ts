@@ -95,6 +95,26 @@ describe('mfa attacks 2: a sign-in held for its second factor outlives what shou
   })
 })
 
+describe('mfa attacks 2: a pending sign-in and a password change (database sessions)', () => {
+  it('a password change ends a pending sign-in made with the old password', async () => {
+    const service = await startMfaService(undefined, {
+      options: { session: { strategy: 'database', store: new session.MemoryStore() } },
+    })
+    const { address, attacker, key } = await victimAndPending(service)
+    // The victim signs in with both factors on their own device, and changes the password.
+    const owner = new Browser(service)
+    await firstFactor(service, owner, address)
+    expect((await verify(service, owner, codeOf(key, now * 1000))).status).toBe(200)
+    pass(1)
+    const changed = await post(service, owner, '/password/change', { currentPassword: GOOD, newPassword: NEW })
+    expect(changed.status).toBe(302)
+    expect(service.events.map(({ name }) => name)).toContain('passwordChanged')
+    pass(30)
+    await verify(service, attacker, codeOf(key, now * 1000))
+    expect(await signedIn(service, attacker)).toBe(false)
+  })
+})
+
 describe('mfa attacks 2: the step-up mark (auth.reauth)', () => {
   it('ends with sign-out: the next person at a shared computer signs in as themselves', async () => {
     const service = await startMfaService()
