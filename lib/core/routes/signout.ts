@@ -1,6 +1,7 @@
 import type { Context } from '../context'
 import { AuthError, undefinedIfUnavailable } from '../../infra/errors'
 import type { SessionRecord } from '../../infra/config/types'
+import { endReauth } from '../sign-in/reauth'
 
 /**
  * POST /signout (CSRF checked by the router): removes the session where it is kept, clears its
@@ -22,6 +23,7 @@ export async function signOut(ctx: Context): Promise<void> {
     throw new AuthError('InvalidBody', '`everywhere` and `others` cannot both be true: nothing was signed out')
   if (others) return signOutOthers(ctx)
   const cookie = ctx.sessionCookie()
+  endReauth(ctx)
   if (svc.sessions.present(cookie)) {
     const record = await svc.sessions.read(cookie).catch(undefinedIfUnavailable)
     if (record === undefined && everywhere)

@@ -16,6 +16,14 @@ export function markReauth(ctx: Context, userId: string): void {
   setCookie(ctx.res, ctx.cookieSet.reauth, seal(ctx.svc.reauthKey.current, { u: userId, exp }), REAUTH_SECONDS)
 }
 
+/**
+ * Signed out: a step-up left open is over too, so that the next person at this browser signs in as
+ * themselves (else they would be refused as not the user who signed out).
+ */
+export function endReauth(ctx: Context): void {
+  if (ctx.cookies[ctx.cookieSet.reauth.name] !== undefined) clearCookie(ctx.res, ctx.cookieSet.reauth)
+}
+
 /** The user this browser's step-up expects, or null (none, expired, not ours); the cookie is spent. */
 export function takeReauth(ctx: Context): string | null {
   if (ctx.cookies[ctx.cookieSet.reauth.name] === undefined) return null

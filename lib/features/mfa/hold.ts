@@ -17,7 +17,7 @@ export function holdForSecondFactor(runtime: MfaRuntime) {
     if (aalOf(held.amr) === 2) return false
     const kinds = await factorKinds(runtime, held.userId)
     if (!(await due(runtime, held, kinds))) return false
-    holdPending(ctx, runtime, held)
+    await holdPending(ctx, runtime, held)
     ctx.svc.log('info', 'mfa.pending', 'a first factor passed; the second is due', {
       ...ctx.svc.userForLog(held.userId),
       provider: held.providerId,

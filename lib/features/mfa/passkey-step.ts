@@ -3,7 +3,7 @@ import { resumeSignIn } from '../../core/sign-in/complete'
 import { sendJson } from '../../infra/http/reply'
 import type { HeldStep, PasskeySecondStep } from '../passkey/second-step'
 import { enabledFactors } from './factor-store'
-import { endPending, readPending, type Pending } from './pending'
+import { endPending, livePending, type Pending } from './pending'
 import type { MfaRuntime } from './runtime'
 import { ended, startOver, wrongCode } from './verify'
 
@@ -15,7 +15,7 @@ import { ended, startOver, wrongCode } from './verify'
  * user on every instance; a refused one counts as a wrong code.
  */
 export async function passkeyOptions(ctx: Context, runtime: MfaRuntime, step: PasskeySecondStep): Promise<void> {
-  const pending = readPending(ctx, runtime)
+  const pending = await livePending(ctx, runtime)
   if (pending === null) return startOver(ctx, runtime)
   if (!(await step.has(pending.held.userId)))
     return sendJson(ctx.res, 404, JSON.stringify({ error: 'NoPasskey' }), true)
@@ -24,7 +24,7 @@ export async function passkeyOptions(ctx: Context, runtime: MfaRuntime, step: Pa
 }
 
 export async function verifyPasskey(ctx: Context, runtime: MfaRuntime, step: PasskeySecondStep): Promise<void> {
-  const pending = readPending(ctx, runtime)
+  const pending = await livePending(ctx, runtime)
   if (pending === null) return startOver(ctx, runtime)
   const { userId } = pending.held
   // Counted before judging, as codes are: past either limit, no answer is judged.

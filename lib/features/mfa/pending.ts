@@ -18,10 +18,17 @@ export interface Pending {
   readonly exp: number
   /** Wrong codes so far, as this browser knows them (the limiters count them on every instance). */
   readonly tries: number
+  /**
+   * When the first factor passed, by the revocations' clock (a sign-in's date): a revocation of the
+   * user's sessions since (sign-out everywhere, a password reset) ends the pending sign-in too.
+   */
+  readonly at: number
 }
 
-export function holdPending(ctx: Context, runtime: MfaRuntime, held: HeldSignIn): Pending {
-  const pending: Pending = { id: randomToken(16), held, exp: Math.floor(Date.now() / 1000) + PENDING_SECONDS, tries: 0 }
+export async function holdPending(ctx: Context, runtime: MfaRuntime, held: HeldSignIn): Promise<Pending> {
+  const at = await runtime.revocations.stamp(held.userId)
+  const exp = Math.floor(Date.now() / 1000) + PENDING_SECONDS
+  const pending: Pending = { id: randomToken(16), held, exp, tries: 0, at }
   writePending(ctx, runtime, pending)
   return pending
 }
@@ -36,9 +43,23 @@ export function writePending(ctx: Context, runtime: MfaRuntime, pending: Pending
 export function readPending(ctx: Context, runtime: MfaRuntime): Pending | null {
   const opened = open(runtime.keys.pending, readChunked(ctx.cookies, ctx.cookieSet.mfaPending.name))
   if (opened === null) return null
-  const { id, held, exp, tries } = opened
+  const { id, held, exp, tries, at } = opened
   if (typeof id !== 'string' || typeof exp !== 'number' || exp * 1000 <= Date.now() || !isHeld(held)) return null
-  return { id, held, exp, tries: typeof tries === 'number' ? tries : PENDING_TRIES }
+  if (typeof at !== 'number') return null
+  return { id, held, exp, tries: typeof tries === 'number' ? tries : PENDING_TRIES, at }
+}
+
+/**
+ * This browser's pending sign-in while its user's sessions were not revoked since its first factor
+ * (an attacker who had the password, and then a code, gets nothing after the user signed out
+ * everywhere or reset the password); else null, and the cookie cleared.
+ */
+export async function livePending(ctx: Context, runtime: MfaRuntime): Promise<Pending | null> {
+  const pending = readPending(ctx, runtime)
+  if (pending === null) return null
+  if ((await runtime.revocations.before(pending.held.userId, true)) <= pending.at) return pending
+  endPending(ctx)
+  return null
 }
 
 export function endPending(ctx: Context): void {

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../../infra/config'
 import type { KeyPurpose, KeyRing } from '../../infra/crypto/keys'
 import { ConfigurationError } from '../../infra/errors'
-import type { Limiter, ServerState } from '../../infra/store/types'
+import type { Limiter, Revocations, ServerState } from '../../infra/store/types'
 import type { AccountsRuntime } from '../accounts/runtime'
 import { FACTOR_METHODS } from '../accounts/store'
 import type { PasskeySecondStep } from '../passkey/second-step'
@@ -20,6 +20,8 @@ export interface MfaRuntime extends ResolvedMfa {
   readonly spent: Limiter
   /** A passkey as the second step: when `mfa.factors` lists the passkey() provider, else null. */
   readonly passkeyStep: PasskeySecondStep | null
+  /** The users' revocation times (sign-out everywhere, a reset): a pending sign-in from before one is over. */
+  readonly revocations: Revocations
   readonly config: ResolvedConfig
 }
 
@@ -56,6 +58,7 @@ export function createMfaRuntime(
     spent: state.limiter('mfa-spent', 1, PENDING_SECONDS),
     // resolveMfa checked that `providers` lists the one named: the feature's step is that provider's.
     passkeyStep: resolved.passkey !== null && passkeyStep?.providerId === resolved.passkey ? passkeyStep : null,
+    revocations: state.revocations,
     config,
   })
 }

@@ -4,7 +4,7 @@ import { resumeSignIn } from '../../core/sign-in/complete'
 import { signInFirst } from '../accounts/routes'
 import type { StoredFactor } from '../accounts/store'
 import { enabledFactors, factorInfo, hasPasskey, spendRecovery, spendTotp } from './factor-store'
-import { endPending, readPending, writePending, type Pending } from './pending'
+import { endPending, livePending, writePending, type Pending } from './pending'
 import { PENDING_TRIES, type MfaRuntime } from './runtime'
 
 /** The longest code read: a recovery code typed with spaces and dashes fits many times over. */
@@ -16,7 +16,7 @@ const CODE_MAX = 64
  * used): the sign-in page.
  */
 export async function secondFactorPage(ctx: Context, runtime: MfaRuntime): Promise<void> {
-  const pending = readPending(ctx, runtime)
+  const pending = await livePending(ctx, runtime)
   if (pending === null) return startOver(ctx, runtime)
   const factors = await enabledFactors(runtime, pending.held.userId)
   // `always` and nothing enrolled yet: the authenticator app is set up first.
@@ -35,7 +35,7 @@ export async function secondFactorPage(ctx: Context, runtime: MfaRuntime): Promi
  * minutes on any instance, ends it. A pending sign-in makes one session at most.
  */
 export async function verifySecondFactor(ctx: Context, runtime: MfaRuntime): Promise<void> {
-  const pending = readPending(ctx, runtime)
+  const pending = await livePending(ctx, runtime)
   if (pending === null) return startOver(ctx, runtime)
   const { userId } = pending.held
   // Counted before judging, on every instance: a pending sign-in gets 5 codes judged, a user 10 in

@@ -5,7 +5,7 @@ import type { SessionRecord } from '../../infra/config/types'
 import { signInFirst } from '../accounts/routes'
 import type { StoredFactor } from '../accounts/store'
 import { enabledFactors, hasPasskey } from './factor-store'
-import { readPending, type Pending } from './pending'
+import { livePending, type Pending } from './pending'
 import type { MfaRuntime } from './runtime'
 
 /**
@@ -28,7 +28,7 @@ export type Enroller =
 export async function enroller(ctx: Context, runtime: MfaRuntime, step: string): Promise<Enroller | null> {
   const record = await ctx.svc.sessions.read(ctx.sessionCookie())
   if (record === null) {
-    const pending = readPending(ctx, runtime)
+    const pending = await livePending(ctx, runtime)
     if (pending !== null) {
       const factors = await enabledFactors(runtime, pending.held.userId)
       // A user with a passkey answers with it: a first factor alone sets up no app of its own.
