@@ -15,6 +15,7 @@ export interface LogEvents {
   'session.invalid': true
   'session.created': true
   'session.reauthenticated': true
+  'session.reauth_lost': true
   signout: true
   'redirect.rejected': true
   'request.invalid': true

@@ -228,7 +228,8 @@ describe('mfa attacks 2: a re-authentication moves the session, and what ends it
     // Asked to sign in again, ten times, each through another provider session (a new login there).
     for (let i = 0; i < 10; i++) {
       await stepUpPage(app, browser)
-      issuer.behave({ idTokenClaims: { sid: `again-${i}` } })
+      // A fresh sign-in there, as a step-up asks (prompt=login, max_age=0): its auth_time is now.
+      issuer.behave({ idTokenClaims: { sid: `again-${i}`, auth_time: Math.floor(Date.now() / 1000) } })
       expect((await browser.signIn('hostile')).status).toBe(302)
       expect(browser.cookie('auth.reauth')).toBeUndefined()
     }

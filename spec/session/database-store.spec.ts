@@ -87,7 +87,7 @@ describe('a re-authentication (rekey)', () => {
       maxLifetime: 7200,
     })
     const first = await sessions.write(RECORD, null, { userAgent: 'Firefox', address: '192.0.2.1', provider: 'email' })
-    const moved = await sessions.rekey!({ ...RECORD, authTime: NOW + 5 }, first)
+    const moved = (await sessions.rekey!({ ...RECORD, authTime: NOW + 5 }, first))!
     expect(moved.token).not.toBe(first)
     expect(moved.record.handleSid).toBe(sidOf(first))
     expect(await sessions.read(first, NOW, 7200)).toBeNull()
@@ -98,7 +98,7 @@ describe('a re-authentication (rekey)', () => {
       { sid: sidOf(moved.token), userAgent: 'Firefox' },
     ])
     // Moved again: named by the id it signed in with (a provider's back-channel logout), it still ends.
-    const again = await sessions.rekey!(moved.record, moved.token)
+    const again = (await sessions.rekey!(moved.record, moved.token))!
     expect(again.record.handleSid).toBe(sidOf(first))
     expect(await listing.end(RECORD.userId, sidOf(first))).toBe(true)
     expect(await sessions.read(again.token, NOW, 7200)).toBeNull()

@@ -34,26 +34,25 @@ export function deviceEntries(store: ExpressSessionStore, call: Call) {
 }
 
 /**
- * Where a re-authenticated database session went, under `moved.{sid}` of its old id: the new id,
- * expiring when the session can no longer live. Whatever names the session by an id it had (a
- * provider's back-channel logout, kept at sign-in) still finds it through these.
+ * The id a re-authenticated database session signed in with (its handle's, `handleSid`), under
+ * `moved.{old id}` of every id it had since, expiring when the session can no longer live: whatever
+ * names the session by one of those ids (a provider's back-channel logout, kept at sign-in) finds
+ * it again, in one read however often it moved.
  */
 export function movedEntries(store: ExpressSessionStore, call: Call) {
   const keyOf = (sid: string) => `moved.${sid}`
   return Object.freeze({
-    async keep(from: string, to: string, untilSeconds: number) {
-      const entry = { cookie: storeCookie(untilSeconds), to }
+    async keep(from: string, handleSid: string, untilSeconds: number) {
+      const entry = { cookie: storeCookie(untilSeconds), to: handleSid }
       await call(() => callStore((done) => store.set(keyOf(from), entry, done)))
     },
-    async next(sid: string): Promise<string | null> {
+    /** The id the session that had `sid` signed in with: `sid` itself when it never moved. */
+    async origin(sid: string): Promise<string> {
       const entry = await call(() => callStore<unknown>((done) => store.get(keyOf(sid), done)))
-      return isRecord(entry) && typeof entry.to === 'string' && entry.to !== '' ? entry.to : null
+      return isRecord(entry) && typeof entry.to === 'string' && entry.to !== '' ? entry.to : sid
     },
   })
 }
-
-/** How many re-authentications in a row a session's old id is followed through. */
-const MAX_MOVES = 8
 
 export interface ListingParts {
   readonly index: SessionIndex
@@ -81,16 +80,6 @@ function recordOf(stored: unknown, userId: string, nowSeconds: number, lifetime:
  * so it runs the lifecycle's `sessionEnded` itself.
  */
 export function databaseListing({ index, devices, forwards, get, end, sidOf, hooks }: ListingParts): SessionListing {
-  /** The id a session named by `sid` has now (moved by re-authentications), when it is listed; else null. */
-  async function current(userId: string, sid: string, now: number): Promise<string | null> {
-    const members = await index.members(userId, now)
-    let at: string | null = sid
-    for (let moves = 0; at !== null && moves <= MAX_MOVES; moves++) {
-      if (members.includes(at)) return at
-      at = await forwards.next(at)
-    }
-    return null
-  }
   return Object.freeze({
     sidOf,
     async list(userId: string, nowSeconds: number, lifetime: number) {
@@ -106,13 +95,23 @@ export function databaseListing({ index, devices, forwards, get, end, sidOf, hoo
     },
     async end(userId: string, named: string, given?: SessionRecord) {
       const now = Math.floor(Date.now() / 1000)
-      const sid = await current(userId, named, now)
-      if (sid === null) return false
-      const record = sid === named ? given : undefined
-      // What it held, for the hooks: read only when one of them wants it and the caller did not say.
-      const held = record ?? (hooks.endsSessions ? recordOf(await get(sid), userId, now, Infinity) : null)
-      await end(userId, [sid])
-      if (held !== null) await hooks.sessionEnded(held)
+      const members = await index.members(userId, now)
+      // The session `named` was, or is now under another id (moved by re-authentications): every
+      // listed session made by that sign-in, which is one but for a re-authentication submitted twice.
+      const origin = await forwards.origin(named)
+      const sessions = await Promise.all(
+        members.map(async (sid) => {
+          const record = sid === named && given ? given : recordOf(await get(sid), userId, now, Infinity)
+          return { sid, record }
+        }),
+      )
+      const ending = sessions.filter(({ sid, record }) => sid === named || (record?.handleSid ?? sid) === origin)
+      if (ending.length === 0) return false
+      await end(
+        userId,
+        ending.map(({ sid }) => sid),
+      )
+      for (const { record } of ending) if (record !== null) await hooks.sessionEnded(record)
       return true
     },
   })

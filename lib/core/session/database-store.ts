@@ -132,7 +132,7 @@ export function databaseStore(parts: DatabaseStoreParts): RecordStore {
       return token
     },
 
-    rekey: rekeying({ devices, forwards, index, set, destroy, destroyAll, end, maxLifetime }),
+    rekey: rekeying({ devices, forwards, index, set, destroy, destroyAll, maxLifetime }),
 
     async remove(token: string, record: SessionRecord | null) {
       if (!isToken(token)) return
@@ -183,36 +183,49 @@ interface RekeyParts {
   readonly set: (sid: string, value: object) => Promise<unknown>
   readonly destroy: (sid: string) => Promise<unknown>
   readonly destroyAll: (sids: readonly string[]) => Promise<void>
-  readonly end: (userId: string, sids: readonly string[]) => Promise<void>
   readonly maxLifetime: number
 }
 
 /** `RecordStore.rekey` of the database store (a re-authentication): see there. */
-function rekeying({ devices, forwards, index, set, destroy, destroyAll, end, maxLifetime }: RekeyParts) {
+function rekeying({ devices, forwards, index, set, destroy, destroyAll, maxLifetime }: RekeyParts) {
   return async (record: SessionRecord, previous: string) => {
     const from = digest(previous)
     const token = randomToken(32)
     const sid = digest(token)
     const until = record.createdAt + maxLifetime
     const kept: SessionRecord = { ...record, handleSid: record.handleSid ?? from }
+    const undo = async () => {
+      await index.remove(kept.userId, [sid]).catch(() => undefined)
+      await destroy(sid).catch(() => undefined)
+      await devices.forget([sid])
+    }
     const device = await devices.read(from).catch(() => null)
     if (device) await devices.keep(sid, device, until)
     await set(sid, { cookie: storeCookie(kept.expiresAt), ...toClaims(kept) })
     let dropped: string[]
+    let claimed: boolean
     try {
+      // Whatever names the session by the id it leaves (a provider's back-channel logout) finds it.
+      if (from !== kept.handleSid) await forwards.keep(from, kept.handleSid!, until)
       dropped = await index.add(kept.userId, sid, until)
-      // Whatever names the session by its old id (a provider's back-channel logout) is sent on.
-      await forwards.keep(from, sid, until)
+      // The old id is this move's alone: one ended meanwhile (revokeSession, a back-channel logout),
+      // or taken by the same re-authentication submitted twice, leaves nothing to move.
+      claimed = index.claim
+        ? await index.claim(kept.userId, from)
+        : (await index.has(kept.userId, from)) && (await index.remove(kept.userId, [from]), true)
     } catch (error) {
-      await index.remove(kept.userId, [sid]).catch(() => undefined)
-      await destroy(sid).catch(() => undefined)
-      await devices.forget([sid])
+      await undo()
       throw error
+    }
+    if (!claimed) {
+      await undo()
+      return null
     }
     await destroyAll(dropped).catch(() => undefined)
     await devices.forget(dropped)
-    // The old token ends as sign-out ends one (unlisted, then deleted), but the session goes on.
-    await end(kept.userId, [from])
+    // The old token opens nothing any more: its record and device entry go (it is unlisted already).
+    await destroy(from).catch(() => undefined)
+    await devices.forget([from])
     return { token, record: kept }
   }
 }

@@ -49,13 +49,15 @@ export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
    * token; a database session keeps its handle (`listSessions`). Its sign-in time, and so its
    * `maxLifetime`, stay; its provider and the provider's tokens stay unless this sign-in brought
    * tokens of its own. Without such a session (expired, signed out meanwhile): a new one, as `create`.
+   * Null when a database session was ended or moved while this ran (its device revoked, the same
+   * re-authentication submitted twice): nothing is kept and the client's token stays as it was.
    * `stored` as for `create`.
    */
   reauthenticate(
     transport: SessionTransport,
     input: NewSession,
     stored?: (sid: string | null) => Promise<void>,
-  ): Promise<SessionRecord>
+  ): Promise<SessionRecord | null>
   /** Renews the session when it was issued more than `updateAge` ago; returns the current record. */
   renewIfDue(transport: SessionTransport, record: SessionRecord): Promise<SessionRecord>
   /** Rewrites the session with new data, keeping its expiry. */
@@ -66,7 +68,8 @@ export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
   revokeAll(userId: string): Promise<void>
   /**
    * Ends every session of the record's user but the transport's own. Database sessions: the others are
-   * unlisted and deleted, this one and its token stay. Cookie sessions cannot be told apart: all of
+   * unlisted and deleted, this one and its token stay (re-issued past a revocation of the user's
+   * sessions, which ends what waits on it: a sign-in held for its second factor). Cookie sessions cannot be told apart: all of
    * them are revoked and this client gets a new session for the same sign-in (same user, data and
    * sign-in time, so still bounded by `maxLifetime`), re-issued after the revocation.
    */
@@ -147,8 +150,13 @@ async function endOthers(parts: Parts, transport: SessionTransport, record: Sess
   // Database sessions: this one is kept by its token (one that opened, so never null here).
   if (records.listing !== undefined) {
     if (token === null) return
+    // Dated too, as for cookie sessions: what waits on the user's revocation time (a sign-in held
+    // for its second factor, begun with the old password) is over; this one is re-issued past it.
+    await revocations.revoke(record.userId)
     await records.removeAll(record.userId, nowSeconds(), token)
-    return hooks.userSessionsEnded(record.userId, record)
+    await hooks.userSessionsEnded(record.userId, record)
+    await writeSession(parts, transport, await reissued(parts, record), token, null)
+    return
   }
   // Cookie sessions: all of them are revoked, this client gets a new one for the same sign-in. What
   // features keep beside it stays: it is the kept session, and its re-issue is no end of it.

@@ -34,7 +34,7 @@ export async function reauthenticate(
   old: SessionRecord,
   input: NewSession,
   stored?: (sid: string | null) => Promise<void>,
-): Promise<SessionRecord> {
+): Promise<SessionRecord | null> {
   const { records, hooks } = parts
   const previous = transport.token()
   const record = await reauthenticated(parts, old, input)
@@ -44,6 +44,8 @@ export async function reauthenticate(
     return record
   }
   const moved = await records.rekey(record, previous)
+  // Ended or moved meanwhile: nothing to go on with, and this client's token is left as it is.
+  if (moved === null) return null
   await hooks.sessionRenewed(moved.record)
   transport.assertFits(moved.token)
   if (stored) {

@@ -55,10 +55,11 @@ export interface RecordStore {
    * re-authentication): the record is kept under the new token's id, listed and with its device
    * entry, and the old token opens nothing any more. The session stays the same one: its handle
    * (`record.handleSid`), and whatever names it by its old id (a provider's back-channel logout) finds
-   * it still. Answers the new token, and the record as kept. The cookie store has none: any write is
-   * a new token.
+   * it still. Answers the new token, and the record as kept; null when the old token's session was
+   * ended or moved meanwhile (a revokeSession, the same re-authentication submitted twice): then
+   * nothing is kept. The cookie store has none: any write is a new token.
    */
-  rekey?(record: SessionRecord, previous: string): Promise<{ token: string; record: SessionRecord }>
+  rekey?(record: SessionRecord, previous: string): Promise<{ token: string; record: SessionRecord } | null>
 }
 
 /** One listed session: its id in the store, its record and where it signed in from (null: not known). */

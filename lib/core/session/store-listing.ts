@@ -53,5 +53,19 @@ export function listedInStore(
       await unlist(sids)
       await index.remove(userId, sids)
     },
+    async claim(userId: string, sid: string) {
+      // A session made on this instance: this process's index decides, at once (of two claims, one wins).
+      if (index.claim && (await index.has(userId, sid))) {
+        const won = await index.claim(userId, sid)
+        await unlist([sid])
+        return won
+      }
+      // Made on another: no store has an atomic take of an entry, so two claims at once may both win
+      // (a re-authentication submitted twice then leaves two sessions under one handle; ending it ends both).
+      const entry = await call(() => callStore<unknown>((done) => store.get(keyOf(sid), done)))
+      await unlist([sid])
+      await index.remove(userId, [sid])
+      return isRecord(entry) && entry.listed === true
+    },
   })
 }

@@ -188,6 +188,14 @@ async function makeSession(
   const record = held.reauth
     ? await svc.sessions.reauthenticate(ctx.sessionCookie(), newSession, whenStored)
     : await svc.sessions.create(ctx.sessionCookie(), newSession, whenStored)
+  if (record === null) {
+    // The session ended (its device revoked) or moved (a second submit of this sign-in) meanwhile.
+    svc.log('info', 'session.reauth_lost', 'a re-authentication found its session ended or moved meanwhile', {
+      ...svc.userForLog(userId),
+      provider: providerId,
+    })
+    return ctx.redirect(input.callbackUrl)
+  }
   renewCsrf(ctx, input.flowId)
   const again = held.reauth === true && record.authTime !== undefined
   svc.log('info', again ? 'session.reauthenticated' : 'session.created', again ? 'signed in again' : 'signed in', {

@@ -115,5 +115,6 @@ function memorySessionIndex(maxLifetime: number, bound: number): SessionIndex {
       const sessions = users.get(userId)
       if (sessions) for (const sid of sids) sessions.delete(sid)
     },
+    claim: async (userId: string, sid: string) => users.get(userId)?.delete(sid) ?? false,
   })
 }

@@ -177,5 +177,9 @@ function redisSessionIndex(redis: RedisRunner, tracked: TrackedReads | null): Se
       const key = keyOf(userId)
       if (sids.length > 0) await change(key, () => redis.run((client) => client.zrem(key, ...sids)))
     },
+    async claim(userId: string, sid: string) {
+      const key = keyOf(userId)
+      return (await change(key, () => redis.run((client) => client.zrem(key, sid)))) === 1
+    },
   })
 }

@@ -51,4 +51,9 @@ export interface SessionIndex {
   members(userId: string, nowSeconds: number): Promise<string[]>
   /** Forgets these ids. */
   remove(userId: string, sids: readonly string[]): Promise<void>
+  /**
+   * Forgets one id, answering whether this call did (one of two at once wins): a re-authentication
+   * moving a session claims its old id. Without it, `has` then `remove` (not atomic).
+   */
+  claim?(userId: string, sid: string): Promise<boolean>
 }
