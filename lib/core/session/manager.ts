@@ -151,11 +151,13 @@ async function endOthers(parts: Parts, transport: SessionTransport, record: Sess
   if (records.listing !== undefined) {
     if (token === null) return
     // Dated too, as for cookie sessions: what waits on the user's revocation time (a sign-in held
-    // for its second factor, begun with the old password) is over; this one is re-issued past it.
+    // for its second factor, begun with the old password) is over. This one is dated past it under
+    // its own token, its expiry as it was: the client's cookie is untouched.
     await revocations.revoke(record.userId)
     await records.removeAll(record.userId, nowSeconds(), token)
+    const reissuedAt = Math.max(await revocations.stamp(record.userId), record.createdAt)
+    await records.write({ ...record, reissuedAt }, token)
     await hooks.userSessionsEnded(record.userId, record)
-    await writeSession(parts, transport, await reissued(parts, record), token, null)
     return
   }
   // Cookie sessions: all of them are revoked, this client gets a new one for the same sign-in. What
