@@ -69,6 +69,18 @@ describe('passkeys over NextAuth v5 passkey wire', () => {
     expect(listed!.lastUsedAt).toBeInstanceOf(Date)
   })
 
+  it("signs in with a passkey added through NextAuth v5's own client (its user handle kept as text)", async () => {
+    const browser = new Browser(service)
+    await signInByEmail(service, browser, 'nextauth-client@example.com')
+    const authenticator = new SoftAuthenticator(service.origin)
+    const added = await registerPasskey(service, browser, authenticator, { userIdAsText: true })
+    expect(added).toMatchObject({ status: 200, session: false })
+    await browser.signOut()
+    const signedIn = await passkeySignIn(service, browser, authenticator)
+    expect(signedIn).toMatchObject({ status: 200, url: welcome(service), session: true })
+    expect(await browser.session()).toMatchObject({ user: { email: 'nextauth-client@example.com' } })
+  })
+
   it('uses a random user handle, never the address or the user id', async () => {
     const browser = new Browser(service)
     await signInByEmail(service, browser, 'handle@example.com')

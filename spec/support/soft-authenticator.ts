@@ -54,6 +54,8 @@ export interface Bend {
   type?: string
   /** Flips a byte of the signature. */
   tamper?: boolean
+  /** Keeps the options' `user.id` as its UTF-8 text's bytes, as NextAuth v5's client writes it (create). */
+  userIdAsText?: boolean
 }
 
 interface CreationOptions {
@@ -79,7 +81,7 @@ export class SoftAuthenticator {
       id: randomBytes(16),
       key: privateKey,
       publicKey,
-      userHandle: Buffer.from(options.user.id, 'base64url'),
+      userHandle: Buffer.from(options.user.id, bend.userIdAsText ? 'utf8' : 'base64url'),
       counter: 0,
       rpId: options.rp.id,
     }

@@ -39,7 +39,7 @@ export async function checkAnswer(
   if (!isStoredPasskey(found, id)) return { ok: false, reason: 'a passkey record the store answered incomplete' }
   const passkey = found
   // A discoverable credential names its user: it must be the one the passkey was added for.
-  if (response.userHandle !== undefined && response.userHandle !== passkey.userHandle)
+  if (response.userHandle !== undefined && !sameHandle(response.userHandle, passkey.userHandle))
     return { ok: false, reason: 'a passkey answering for another user' }
   if (owner !== undefined && passkey.userId !== owner)
     return { ok: false, reason: "another user's passkey answering a second step" }
@@ -80,4 +80,16 @@ function isStoredPasskey(value: unknown, id: string): value is StoredPasskey {
     typeof passkey.user === 'object' &&
     passkey.user !== null
   )
+}
+
+/**
+ * Whether an answer's user handle is the passkey's. A passkey added through NextAuth v5's own client
+ * (`next-auth/webauthn`, whose browser library writes the options' `user.id` as its UTF-8 text, not
+ * the bytes it encodes) gives that text's bytes back: our pages' script sends them base64url, which
+ * is the handle as that client wrote it, and is the same user. (The handle is not signed: this is a
+ * check of the store's consistency, not of the signature, which binds the answer to the passkey.)
+ */
+function sameHandle(answered: unknown, stored: unknown): boolean {
+  if (answered === stored) return true
+  return typeof stored === 'string' && answered === Buffer.from(stored, 'utf8').toString('base64url')
 }
