@@ -5,7 +5,7 @@ import type { HeldStep, PasskeySecondStep } from '../passkey/second-step'
 import { enabledFactors } from './factor-store'
 import { endPending, livePending, type Pending } from './pending'
 import type { MfaRuntime } from './runtime'
-import { ended, startOver, wrongCode } from './verify'
+import { countAttempt, ended, startOver, wrongCode } from './verify'
 
 /**
  * A passkey as the second factor, from the `{base}/mfa` page's button (views/passkey.js):
@@ -28,11 +28,8 @@ export async function verifyPasskey(ctx: Context, runtime: MfaRuntime, step: Pas
   if (pending === null) return startOver(ctx, runtime)
   const { userId } = pending.held
   // Counted before judging, as codes are: past either limit, no answer is judged.
-  const [mine, theirs] = await Promise.all([
-    runtime.pendingAttempts.consume(pending.id),
-    runtime.userAttempts.consume(userId),
-  ])
-  if (mine !== null || theirs !== null) return ended(ctx, runtime, pending, await enabledFactors(runtime, userId))
+  if (!(await countAttempt(runtime, pending)))
+    return ended(ctx, runtime, pending, await enabledFactors(runtime, userId))
   const result = await step.finish(ctx, heldStep(runtime, pending))
   if (!result.ok) return wrongCode(ctx, runtime, pending, await enabledFactors(runtime, userId), result.reason)
   // Spent once: a copy of this browser's cookie cannot make a second session.

@@ -38,14 +38,9 @@ export async function verifySecondFactor(ctx: Context, runtime: MfaRuntime): Pro
   const pending = await livePending(ctx, runtime)
   if (pending === null) return startOver(ctx, runtime)
   const { userId } = pending.held
-  // Counted before judging, on every instance: a pending sign-in gets 5 codes judged, a user 10 in
-  // 15 minutes over all of theirs; past either, no code is judged.
-  const [mine, theirs] = await Promise.all([
-    runtime.pendingAttempts.consume(pending.id),
-    runtime.userAttempts.consume(userId),
-  ])
+  const counted = await countAttempt(runtime, pending)
   const factors = await enabledFactors(runtime, userId)
-  if (mine !== null || theirs !== null) return ended(ctx, runtime, pending, factors)
+  if (!counted) return ended(ctx, runtime, pending, factors)
   const kind = ctx.body.factor === 'recovery' ? 'recovery' : 'totp'
   const code = field(ctx, 'code', CODE_MAX) ?? ''
   const factor =
@@ -150,4 +145,16 @@ async function showSecondFactor(
 /** No pending sign-in here (another browser, too late, spent): sign in again. */
 export function startOver(ctx: Context, runtime: MfaRuntime): Promise<void> {
   return signInFirst(ctx, null, runtime.accounts, 'a second factor')
+}
+
+/**
+ * Counts an answer (a code, a passkey) before it is judged, on every instance: a pending sign-in gets
+ * 5 judged, a user 10 in 15 minutes over all of theirs. False past either: then none is judged.
+ */
+export async function countAttempt(runtime: MfaRuntime, pending: Pending): Promise<boolean> {
+  const [mine, theirs] = await Promise.all([
+    runtime.pendingAttempts.consume(pending.id),
+    runtime.userAttempts.consume(pending.held.userId),
+  ])
+  return mine === null && theirs === null
 }
