@@ -2,6 +2,9 @@ import session from 'express-session'
 import { databaseStore } from '../../lib/core/session/database-store'
 import { memoryState } from '../../lib/infra/store/memory'
 import { MAX_SESSIONS_PER_USER } from '../../lib/infra/store/types'
+import { Browser } from '../support/browser'
+import { GOOD, passwordSignIn, signUp } from '../password/password-harness'
+import { newAddress, post, startMfaService, stopAll } from '../mfa/mfa-harness'
 
 /**
  * The third round of an outside attack on step-up re-authentication of database sessions (the
@@ -54,4 +57,48 @@ describe('mfa attacks 3: a step-up by a user at the cap of 50 sessions', () => {
       expect(await sessions.listing!.list(RECORD.userId, NOW, 7200)).toHaveLength(MAX_SESSIONS_PER_USER)
     })
   }
+})
+
+afterEach(stopAll)
+
+describe('mfa attacks 3: sign-out of the other sessions (database sessions)', () => {
+  /** A memory store that can hold its next delete (a session sign-out of the others ends) until let go. */
+  function gatedStore() {
+    const store = new session.MemoryStore()
+    let armed = false
+    let go: () => void = () => undefined
+    let arrived: () => void = () => undefined
+    const waiting = new Promise<void>((resolve) => (arrived = resolve))
+    const destroy = store.destroy.bind(store)
+    store.destroy = (sid, callback) => {
+      if (!armed) return destroy(sid, callback)
+      armed = false
+      go = () => destroy(sid, callback)
+      arrived()
+    }
+    return { store, arm: () => (armed = true), waiting, release: () => go() }
+  }
+
+  it('the kept session stays signed in for a request it makes meanwhile (another tab polling /session)', async () => {
+    const gate = gatedStore()
+    const service = await startMfaService(undefined, {
+      options: { session: { strategy: 'database', store: gate.store } },
+    })
+    const address = newAddress()
+    const laptop = new Browser(service)
+    await signUp(service, laptop, address, GOOD)
+    const phone = new Browser(service)
+    expect((await passwordSignIn(service, phone, address, GOOD)).status).toBe(200)
+    gate.arm()
+    const others = post(service, laptop, '/signout', { others: 'true' }, true)
+    await gate.waiting
+    // The laptop's other tab asks for the session while the phone's is being ended.
+    const meanwhile = await laptop.session()
+    gate.release()
+    await others
+    // And after it: the laptop is still signed in (its cookie was not cleared by the answer meanwhile).
+    expect(await service.record(laptop)).not.toBeNull()
+    expect(await service.record(phone)).toBeNull()
+    expect(meanwhile.user).toBeDefined()
+  })
 })
