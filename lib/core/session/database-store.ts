@@ -202,17 +202,21 @@ function rekeying({ devices, forwards, index, set, destroy, destroyAll, maxLifet
     const device = await devices.read(from).catch(() => null)
     if (device) await devices.keep(sid, device, until)
     await set(sid, { cookie: storeCookie(kept.expiresAt), ...toClaims(kept) })
-    let dropped: string[]
+    let dropped: string[] = []
     let claimed: boolean
     try {
       // Whatever names the session by the id it leaves (a provider's back-channel logout) finds it.
       if (from !== kept.handleSid) await forwards.keep(from, kept.handleSid!, until)
-      dropped = await index.add(kept.userId, sid, until)
       // The old id is this move's alone: one ended meanwhile (revokeSession, a back-channel logout),
-      // or taken by the same re-authentication submitted twice, leaves nothing to move.
-      claimed = index.claim
-        ? await index.claim(kept.userId, from)
-        : (await index.has(kept.userId, from)) && (await index.remove(kept.userId, [from]), true)
+      // or taken by the same re-authentication submitted twice, leaves nothing to move. In one step
+      // where the index can (never listed nowhere, never trimming the user's other sessions).
+      if (index.move) claimed = await index.move(kept.userId, from, sid, until)
+      else {
+        dropped = await index.add(kept.userId, sid, until)
+        claimed = index.claim
+          ? await index.claim(kept.userId, from)
+          : (await index.has(kept.userId, from)) && (await index.remove(kept.userId, [from]), true)
+      }
     } catch (error) {
       await undo()
       throw error

@@ -153,10 +153,14 @@ async function endOthers(parts: Parts, transport: SessionTransport, record: Sess
     // Dated too, as for cookie sessions: what waits on the user's revocation time (a sign-in held
     // for its second factor, begun with the old password) is over. This one is dated past it under
     // its own token, its expiry as it was: the client's cookie is untouched.
+    // Dated past the revocation before it is made (a revocation is the next second, or the one after
+    // the last), so that a request it makes meanwhile still finds it; again, should the clock have moved on.
+    const ahead = Math.max(await revocations.stamp(record.userId), record.createdAt) + 2
+    await records.write({ ...record, reissuedAt: ahead }, token)
     await revocations.revoke(record.userId)
+    const revokedAt = await revocations.before(record.userId, true)
+    if (revokedAt > ahead) await records.write({ ...record, reissuedAt: revokedAt }, token)
     await records.removeAll(record.userId, nowSeconds(), token)
-    const reissuedAt = Math.max(await revocations.stamp(record.userId), record.createdAt)
-    await records.write({ ...record, reissuedAt }, token)
     await hooks.userSessionsEnded(record.userId, record)
     return
   }

@@ -53,6 +53,19 @@ export function listedInStore(
       await unlist(sids)
       await index.remove(userId, sids)
     },
+    async move(userId: string, from: string, to: string, untilSeconds: number) {
+      // Listed under its new id first: the session is never listed nowhere.
+      await call(() =>
+        callStore((done) => store.set(keyOf(to), { cookie: storeCookie(untilSeconds), listed: true }, done)),
+      )
+      if (!(await this.claim(userId, from))) {
+        await unlist([to])
+        return false
+      }
+      // This process's index, without trimming (a move is no new sign-in).
+      if (!(index.move && (await index.move(userId, from, to, untilSeconds)))) await index.add(userId, to, untilSeconds)
+      return true
+    },
     async claim(userId: string, sid: string) {
       // A session made on this instance: this process's index decides, at once (of two claims, one wins).
       if (index.claim && (await index.has(userId, sid))) {

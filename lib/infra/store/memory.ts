@@ -116,5 +116,11 @@ function memorySessionIndex(maxLifetime: number, bound: number): SessionIndex {
       if (sessions) for (const sid of sids) sessions.delete(sid)
     },
     claim: async (userId: string, sid: string) => users.get(userId)?.delete(sid) ?? false,
+    async move(userId: string, from: string, to: string, untilSeconds: number) {
+      const sessions = users.get(userId)
+      if (!sessions?.delete(from)) return false
+      sessions.set(to, untilSeconds)
+      return true
+    },
   })
 }

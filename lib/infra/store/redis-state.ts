@@ -150,6 +150,13 @@ export function indexKey(redis: RedisRunner, userId: string): string {
   return redis.key('idx', digest(userId))
 }
 
+/** One session's entry replaced by another's, only if it is there: KEYS[1] the index; ARGV from, to, until. */
+const MOVE = `if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+  return 1
+end
+return 0`
+
 /** `tracked`: membership reads answered from memory while Redis tracks them (lib/infra/store/redis/tracking.ts). */
 function redisSessionIndex(redis: RedisRunner, tracked: TrackedReads | null): SessionIndex {
   const keyOf = (userId: string) => indexKey(redis, userId)
@@ -176,6 +183,10 @@ function redisSessionIndex(redis: RedisRunner, tracked: TrackedReads | null): Se
     async remove(userId: string, sids: readonly string[]) {
       const key = keyOf(userId)
       if (sids.length > 0) await change(key, () => redis.run((client) => client.zrem(key, ...sids)))
+    },
+    async move(userId: string, from: string, to: string, untilSeconds: number) {
+      const key = keyOf(userId)
+      return (await change(key, () => redis.run((client) => client.eval(MOVE, 1, key, from, to, untilSeconds)))) === 1
     },
     async claim(userId: string, sid: string) {
       const key = keyOf(userId)

@@ -56,4 +56,10 @@ export interface SessionIndex {
    * moving a session claims its old id. Without it, `has` then `remove` (not atomic).
    */
   claim?(userId: string, sid: string): Promise<boolean>
+  /**
+   * Lists `to` in place of `from` in one step, answering whether `from` was listed (else nothing
+   * changes): a re-authentication moving a session, never trimming the user's other sessions, and
+   * never leaving the session listed nowhere. Without it, `add` then `claim`.
+   */
+  move?(userId: string, from: string, to: string, untilSeconds: number): Promise<boolean>
 }
