@@ -1,4 +1,5 @@
 import type { FeatureDefinition } from './core/feature'
+import { accessTokens } from './features/access-tokens'
 import { accounts } from './features/accounts'
 import type { AccountHelpers } from './features/accounts/manage'
 import { email } from './features/email'
@@ -27,6 +28,7 @@ export const FEATURES: readonly FeatureDefinition[] = [
   accounts,
   password,
   mfa,
+  accessTokens,
 ]
 
 /** The helpers the features add to the router auth() returns. */

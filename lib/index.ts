@@ -26,6 +26,7 @@ export type {
   RecoveryFactor,
   TotpFactor,
 } from './features/mfa/types'
+export type { AccessTokenKey, AccessTokensOptions } from './features/access-tokens/types'
 export type { PasskeyHelpers, PasskeyInfo } from './features/passkey/manage'
 export type { StartupHelpers } from './auth'
 export type { PasskeyChanges, PasskeyStore, PasskeyUser, StoredPasskey } from './features/passkey/store'

@@ -111,7 +111,7 @@ export function databaseListing({ index, devices, forwards, get, end, sidOf, hoo
         userId,
         ending.map(({ sid }) => sid),
       )
-      for (const { record } of ending) if (record !== null) await hooks.sessionEnded(record)
+      for (const { sid, record } of ending) if (record !== null) await hooks.sessionEnded(record, sid)
       return true
     },
   })

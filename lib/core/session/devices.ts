@@ -48,6 +48,11 @@ export interface DeviceHelpers {
  * never listed. `record`: what the token opened to (a re-authenticated session keeps the handle it
  * signed in with, `handleSid`).
  */
+/** The handle of the database session the store keeps as `sid` (`record`: what it holds). */
+export function handleOfSid(ring: KeyRing, sid: string, record: SessionRecord): string {
+  return mac(ring.current, record.handleSid ?? sid)
+}
+
 export function handleOfToken(
   records: RecordStore,
   ring: KeyRing,

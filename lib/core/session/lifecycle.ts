@@ -16,8 +16,11 @@ import type { SessionRecord } from '../../infra/config/types'
  * caller answers as for a store that failed), after the other features' hooks have run.
  */
 export interface SessionLifecycle {
-  /** One session ended; `record`: what it held (read before the end when only its token was known). */
-  sessionEnded?(record: SessionRecord): Promise<void>
+  /**
+   * One session ended; `record`: what it held (read before the end when only its token was known);
+   * `sid`: the store's id of it (database sessions), null for cookie sessions.
+   */
+  sessionEnded?(record: SessionRecord, sid: string | null): Promise<void>
   /** Every session of a user ended but `kept`, the one that stays (null: none stays). */
   userSessionsEnded?(userId: string, kept: SessionRecord | null): Promise<void>
   /** A session was written again under its token (a renewal, an update of its data): its expiry may have moved. */
@@ -36,7 +39,7 @@ export function sessionHooks(lifecycles: readonly SessionLifecycle[]): SessionHo
   const renewed = lifecycles.flatMap((one) => (one.sessionRenewed ? [one.sessionRenewed.bind(one)] : []))
   return Object.freeze({
     endsSessions: ended.length > 0,
-    sessionEnded: (record: SessionRecord) => runEach(ended, (hook) => hook(record)),
+    sessionEnded: (record: SessionRecord, sid: string | null) => runEach(ended, (hook) => hook(record, sid)),
     userSessionsEnded: (userId: string, kept: SessionRecord | null) => runEach(userEnded, (hook) => hook(userId, kept)),
     sessionRenewed: (record: SessionRecord) => runEach(renewed, (hook) => hook(record)),
   })

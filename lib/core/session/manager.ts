@@ -128,7 +128,7 @@ async function endSession({ records, hooks }: Parts, token: string, record: Sess
         )
       : null)
   await records.remove(token, record)
-  if (held !== null) await hooks.sessionEnded(held)
+  if (held !== null) await hooks.sessionEnded(held, records.listing?.sidOf(token) ?? null)
 }
 
 /**

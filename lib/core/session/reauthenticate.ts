@@ -54,7 +54,7 @@ export async function reauthenticate(
     } catch (error) {
       await records
         .remove(moved.token, moved.record)
-        .then(() => hooks.sessionEnded(moved.record))
+        .then(() => hooks.sessionEnded(moved.record, records.listing?.sidOf(moved.token) ?? null))
         .catch(() => undefined)
       throw error
     }

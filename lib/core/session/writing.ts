@@ -67,7 +67,7 @@ export async function writeSession(
     } catch (error) {
       await records
         .remove(token, record)
-        .then(() => hooks.sessionEnded(record))
+        .then(() => hooks.sessionEnded(record, records.listing?.sidOf(token) ?? null))
         .catch(() => undefined)
       throw error
     }

@@ -25,11 +25,14 @@ export type KeyPurpose =
   | 'mfa-secret'
   | 'mfa-recovery'
   | 'reauth'
+  | 'access-token-eddsa'
+  | 'access-token-es256'
+  | 'access-token-sid'
 
 const SALT = 'express-auth-service'
 
-export function deriveKey(secret: string, purpose: KeyPurpose): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, SALT, `express-auth-service v1 ${purpose}`, 32))
+export function deriveKey(secret: string, purpose: KeyPurpose, length = 32): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, SALT, `express-auth-service v1 ${purpose}`, length))
 }
 
 /** Secret rotation: the first secret seals and signs, every secret opens and verifies. */

@@ -1,0 +1,62 @@
+import type { FeatureEnv } from '../../core/feature'
+import type { SessionLifecycle } from '../../core/session/lifecycle'
+import type { SessionRecord } from '../../infra/config/types'
+import { mac } from '../../infra/crypto/mac'
+import type { Revocations } from '../../infra/store/types'
+import type { ResolvedAccessTokens } from './options'
+
+/** What the token route needs, built once at `auth()`. */
+export interface AccessTokensRuntime {
+  readonly options: ResolvedAccessTokens
+  readonly revocations: Revocations
+  /** The `listSessions` handle of a database session (the token's `sid`), null for a cookie session. */
+  readonly handleOf: (token: string, record: SessionRecord) => string | null
+  /** A cookie session's `sid`: a keyed hash of its sign-in (user and time), which a re-authentication keeps. */
+  readonly cookieSid: (record: SessionRecord) => string
+  /** Logs, once per name, that `claims` answered a claim the service sets itself. */
+  readonly warnReserved: (name: string) => void
+}
+
+export function accessTokensRuntime(env: FeatureEnv, options: ResolvedAccessTokens): AccessTokensRuntime {
+  const sidKey = env.keys('access-token-sid').current
+  const warned = new Set<string>()
+  return Object.freeze({
+    options,
+    revocations: env.state.revocations,
+    handleOf: (token: string, record: SessionRecord) => env.sessionHandle(token, record),
+    cookieSid: (record: SessionRecord) => mac(sidKey, record.userId, String(record.createdAt)),
+    warnReserved(name: string) {
+      if (warned.has(name) || warned.size >= 32) return
+      warned.add(name)
+      env.log(
+        'warn',
+        'config.warning',
+        `accessTokens.claims answered \`${name}\`, which the service sets itself: left out`,
+      )
+    },
+  })
+}
+
+/**
+ * The end of one session, where an API verifying tokens can see it (`requireAccessToken` with the
+ * same Redis, lib/resource/): `ended:{sid}` under the service's Redis prefix. A database session
+ * that ended issues no token again, so the mark lasts as long as its last token can; a copy of an
+ * ended cookie session's cookie still opens here, so the mark lasts as long as that could, and its
+ * tokens are refused throughout. A user's sessions ended all at once (sign-out everywhere,
+ * `deleteUser`) need no mark: the user's revocation time, which APIs read too, covers them.
+ */
+export function endMarks(env: FeatureEnv, runtime: AccessTokensRuntime): SessionLifecycle {
+  const { redis } = env
+  if (redis === null) return {}
+  const { maxAge } = runtime.options
+  const { maxLifetime } = env.config.session
+  return {
+    async sessionEnded(record: SessionRecord, sid: string | null) {
+      const now = Math.floor(Date.now() / 1000)
+      const claim = sid === null ? runtime.cookieSid(record) : env.handleOfSid(sid, record)
+      const alive = sid === null ? Math.max(0, record.createdAt + maxLifetime - now) : 0
+      const key = redis.key('ended', claim)
+      await redis.run((client) => client.set(key, '1', 'EX', alive + maxAge + 60))
+    },
+  }
+}
