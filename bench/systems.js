@@ -158,6 +158,17 @@ exports.SYSTEMS = [
     setsCookie: false,
   },
   {
+    id: 'eas-token-issue',
+    group: PACKAGE,
+    label: 'POST /token: an access token (EdDSA), cookie session',
+    server: ['package.js', 'access'],
+    path: '/api/auth/token',
+    method: 'POST',
+    prepare: 'tokenRequest',
+    expect: 'access-token',
+    setsCookie: false,
+  },
+  {
     id: 'eas-password-signin',
     group: PACKAGE,
     label: 'POST /callback/credentials: a password sign-in (argon2id, 19 MiB, t=2)',

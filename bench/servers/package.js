@@ -1,5 +1,5 @@
 // This package, built (dist/lib), mounted the way the README mounts it.
-// Usage: node bench/servers/package.js <default|database|cluster|revocation|callback|renewal|tokens|password>
+// Usage: node bench/servers/package.js <default|database|cluster|revocation|callback|renewal|tokens|password|access>
 // With `database`, `revocation` and `tokens`: BENCH_REDIS_URL and BENCH_REDIS_PREFIX name the Redis and the keys;
 // with `cluster`, BENCH_REDIS_CLUSTER (host:port,…) names the Cluster's nodes.
 // `tokens`: database sessions, and a provider `stub` (./oauth-stub.js) with `tokens: true`; GET /token
@@ -28,6 +28,8 @@ const options = {
     email({ from: 'auth@localhost', sendVerificationRequest: ({ url }) => void process.stdout.write(`LINK ${url}\n`) }),
   ],
 }
+// `access`: cookie sessions and accessTokens (POST /api/auth/token).
+if (variant === 'access') options.accessTokens = { audiences: ['http://localhost:4000/api'] }
 if (variant === 'database' || variant === 'revocation' || variant === 'tokens') {
   // Required here only: the other variants' RSS should not carry a Redis client they never use.
   const Redis = require('ioredis')
@@ -56,8 +58,8 @@ if (variant === 'password') {
   options.accounts = memoryAccounts()
   options.requestRateLimit = { limit: 1_000_000 }
 }
-if (!['default', 'database', 'cluster', 'revocation', 'callback', 'renewal', 'tokens', 'password'].includes(variant))
-  throw new Error(`unknown variant ${variant}`)
+const VARIANTS = ['default', 'database', 'cluster', 'revocation', 'callback', 'renewal', 'tokens', 'password', 'access']
+if (!VARIANTS.includes(variant)) throw new Error(`unknown variant ${variant}`)
 
 async function main() {
   if (variant === 'tokens') {

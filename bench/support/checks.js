@@ -15,6 +15,15 @@ const SHAPES = {
   csrf: (body) => isObject(body) && typeof body.csrfToken === 'string' && body.csrfToken.length >= 16,
   /** getAccessToken's answer: the stub's access token (servers/oauth-stub.js). */
   token: (body) => isObject(body) && body.accessToken === 'bench-access-token' && typeof body.expiresAt === 'number',
+  /** POST /token's answer: a JWT access token, a Bearer, and its lifetime. */
+  'access-token': (body) =>
+    isObject(body) &&
+    body.token_type === 'Bearer' &&
+    typeof body.access_token === 'string' &&
+    body.access_token.split('.').length === 3 &&
+    body.expires_in === 300,
+  /** An API route's answer behind requireAccessToken: the token's subject. */
+  claims: (body) => isObject(body) && typeof body.sub === 'string' && body.sub.length > 0,
   /** At least the GitHub provider, with its sign-in and callback URLs. */
   /** A sign-in's JSON answer: `{ url }` of the callbackUrl. */
   'signed-in-url': (body) => isObject(body) && typeof body.url === 'string' && !body.url.includes('error='),

@@ -170,4 +170,19 @@ exports.passwordSignIn = async ({ origin, server }) => {
   }
 }
 
+/**
+ * POST /token's request: signed in by e-mail, then the CSRF token and cookie of a GET /csrf made
+ * with the session cookie, as a page asks before it asks for a token.
+ */
+exports.tokenRequest = async (context) => {
+  const { cookie } = await exports.emailSignIn(context)
+  const csrfRes = await fetch(`${context.origin}/api/auth/csrf`, { headers: { cookie } })
+  await expectStatus(csrfRes, 200, 'GET /csrf')
+  const { csrfToken } = await csrfRes.json()
+  return {
+    headers: { ...FORM, cookie: [cookie, ...cookiePairs(csrfRes)].join('; ') },
+    body: new URLSearchParams({ csrfToken, resource: 'http://localhost:4000/api' }).toString(),
+  }
+}
+
 exports.cookiePairs = cookiePairs

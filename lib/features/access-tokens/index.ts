@@ -31,7 +31,8 @@ export const accessTokens: FeatureDefinition = {
         token: {
           POST: (ctx) => issueToken(ctx, runtime),
           csrf: async (ctx: Context) => sendJson(ctx.res, 403, JSON.stringify({ error: 'MissingCSRF' }), true),
-          rateLimit: 'all',
+          // Not counted against requestRateLimit: a page asks again every few minutes for each of its
+          // users, many of them behind one address; a token costs a signature and a read, as /session.
           bodyLimit: TOKEN_BODY,
         },
         // Public keys, for anyone: an API's server fetches them, so no request is another site's.
