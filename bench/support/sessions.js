@@ -185,4 +185,12 @@ exports.tokenRequest = async (context) => {
   }
 }
 
+/** An API's request: `Authorization: Bearer` with a token the API server's own issuer signed (servers/api.js). */
+exports.bearer = async ({ origin }) => {
+  const res = await fetch(`${origin}/bench-token`)
+  await expectStatus(res, 200, 'GET /bench-token')
+  const { token } = await res.json()
+  return { authorization: `Bearer ${token}` }
+}
+
 exports.cookiePairs = cookiePairs
