@@ -68,6 +68,7 @@ export type {
   Callbacks,
   CookieOverride,
   CookieOverrides,
+  CorsOptions,
   Events,
   Pages,
   RedirectCallbackParams,
