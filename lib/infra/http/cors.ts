@@ -33,7 +33,9 @@ export class CorsPolicy {
    * credentials. True when the origin is allowed.
    */
   answer(req: Request, res: Response): boolean {
-    res.vary('Origin')
+    // The hot path's GET /session: a constant header unless the app set a Vary of its own to add to.
+    if (res.getHeader('Vary') === undefined) res.setHeader('Vary', 'Origin')
+    else res.vary('Origin')
     const origin = req.headers.origin
     if (origin === undefined || !this.origins.has(origin)) return false
     res.setHeader('Access-Control-Allow-Origin', origin)
