@@ -69,6 +69,7 @@ export type {
   Callbacks,
   CookieOverride,
   CookieOverrides,
+  CorsOptions,
   Events,
   Pages,
   RedirectCallbackParams,

@@ -112,8 +112,8 @@ export class Context {
 
   /** Where to send the user after a sign-in or sign-out: this request's callbackUrl, validated (lib/infra/urls). */
   callbackTarget(): Promise<string> {
-    const { trustedOrigins, callbacks } = this.svc.config
-    return chooseCallbackUrl(this.param('callbackUrl'), this.base, trustedOrigins, callbacks.redirect, this.svc.log)
+    const { redirectOrigins, callbacks } = this.svc.config
+    return chooseCallbackUrl(this.param('callbackUrl'), this.base, redirectOrigins, callbacks.redirect, this.svc.log)
   }
 
   /**

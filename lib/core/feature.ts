@@ -131,6 +131,12 @@ export interface Route {
   /** The answer to a refused request from another site: default, the CSRF failure's (MissingCSRF when exempt). */
   readonly crossSiteAnswer?: CsrfFailure
   /**
+   * The one method of this route that pages on `cors.origins` may call with the browser's cookies
+   * (docs/cors.md): its answers carry the CORS headers for them, `OPTIONS` is their preflight, and
+   * the origin check trusts them. Unset: no CORS header, whatever the option says.
+   */
+  readonly cors?: 'GET' | 'POST'
+  /**
    * Counted against `requestRateLimit` per client IP: `'all'` requests, or `'flow'`: every POST and
    * a GET carrying a flow cookie (another site's `<img>` cannot use up a visitor's allowance).
    */

@@ -31,7 +31,7 @@ const noSuchProvider = () => {
 
 /** What an id no provider has meets: the policy of the route it asked for, then 404. */
 const UNKNOWN: Readonly<Record<ProviderRoute, Route>> = {
-  signin: { POST: unknownSignIn, csrf: invalidCsrf.backTo('/signin'), rateLimit: 'flow' },
+  signin: { POST: unknownSignIn, csrf: invalidCsrf.backTo('/signin'), rateLimit: 'flow', cors: 'POST' },
   callback: { GET: noSuchProvider, POST: noSuchProvider, csrf: 'exempt', rateLimit: 'flow' },
 }
 

@@ -9,6 +9,7 @@ import { relativePath, suffixMount } from '../infra/http/mount'
 import { outsideText } from '../infra/logger'
 import { crossSiteRefused } from '../infra/csrf/origin'
 import { clientKey } from '../infra/http/client-key'
+import { CorsPolicy } from '../infra/http/cors'
 import { Context } from './context'
 import type { Services } from './services'
 import { invalidCsrf, type CsrfFailure } from './csrf-failure'
@@ -26,8 +27,10 @@ export function createRouter(svc: Services, features: readonly Feature[]): Route
   const basePath = svc.config.base?.path ?? DEFAULT_BASE_PATH
   const checkSetup = setupChecks(svc, basePath)
   const table = routeTable(features)
+  const { cors, trustedOrigins } = svc.config
+  const policy = cors && new CorsPolicy(cors.origins, trustedOrigins)
   router.use((req: Request, res: Response, next: NextFunction) => {
-    dispatch(svc, table, basePath, req, res, next, checkSetup)
+    dispatch(svc, table, policy, basePath, req, res, next, checkSetup)
       .catch((err: unknown) => {
         if (!isAuthError(err)) return next(err)
         // An app's code (a callback, a store) may throw it too: its text is cut and escaped like any outside text.
@@ -42,6 +45,7 @@ export function createRouter(svc: Services, features: readonly Feature[]): Route
 async function dispatch(
   svc: Services,
   table: RouteTable,
+  cors: CorsPolicy | null,
   basePath: string,
   req: Request,
   res: Response,
@@ -55,6 +59,12 @@ async function dispatch(
   if (!found) throw new AuthError('NotFound', 'no such route')
   const { key, route, providerId } = found
   const method = req.method === 'HEAD' ? 'GET' : req.method
+  // CORS only where a route says so, and only with `cors` set: unset, this costs one comparison.
+  let trusted = svc.config.trustedOrigins
+  if (cors !== null && route.cors !== undefined) {
+    if (req.method === 'OPTIONS') return cors.preflight(req, res, route.cors)
+    if (method === route.cors && cors.answer(req, res)) trusted = cors.trusted
+  }
   const handler = method === 'GET' || method === 'POST' ? route[method] : undefined
   if (!handler) {
     const allow = [route.GET ? 'GET, HEAD' : '', route.POST ? 'POST' : ''].filter(Boolean).join(', ')
@@ -71,7 +81,7 @@ async function dispatch(
   const json = body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1'
   const ctx = new Context(req, res, svc, base, cookieSet, readCookies(req), providerId, body, json)
   try {
-    const refusal = policyRefusal(ctx, key, route, method)
+    const refusal = policyRefusal(ctx, key, route, method, trusted)
     if (refusal) return await refusal(ctx)
     if (route.rateLimit && counted(ctx, route.rateLimit, method)) await countRequest(ctx)
     await handler(ctx)
@@ -87,14 +97,22 @@ async function dispatch(
  * The route's policy before its handler: the origin check (lib/infra/csrf/origin.ts), then a POST's
  * CSRF token; the answer to give when one fails, or null. Both are MACs and headers, no I/O: a
  * refused request calls nobody and is not counted, so it neither uses up a client's allowance nor
- * leaves a counter behind. A route exempt from the token is counted before its handler.
+ * leaves a counter behind. A route exempt from the token is counted before its handler. `trusted`:
+ * the origins the check lets through, `trustedOrigins`, and on a CORS route for an allowed origin
+ * `cors.origins` too (whose requests still need the CSRF token).
  */
-function policyRefusal(ctx: Context, key: string, route: Route, method: string): CsrfFailure | null {
+function policyRefusal(
+  ctx: Context,
+  key: string,
+  route: Route,
+  method: string,
+  trusted: ReadonlySet<string>,
+): CsrfFailure | null {
   const { svc, req } = ctx
   const crossSite = route.crossSite ?? 'post'
   const checked = crossSite === 'all' || (crossSite === 'post' && method === 'POST')
   const failure = route.csrf === 'exempt' ? invalidCsrf.missing : (route.csrf ?? invalidCsrf.badRequest)
-  if (checked && crossSiteRefused(req.headers, ctx.base.origin, svc.config.trustedOrigins)) {
+  if (checked && crossSiteRefused(req.headers, ctx.base.origin, trusted)) {
     svc.log('warn', 'request.cross_site', 'a request from another site was refused; nothing was changed', {
       route: key,
       fetchSite: outsideText(String(req.headers['sec-fetch-site'] ?? ''), 32),

@@ -14,13 +14,14 @@ import { stylesheet } from './stylesheet'
 /**
  * The core's own routes, relative to the base path; the features add theirs (lib/core/feature.ts),
  * and `signin/:provider` and `callback/:provider` are each provider's feature's (../route-table.ts).
+ * `cors`: what a page on an allowed origin needs to read the session and sign out (docs/cors.md).
  */
 export const CORE_ROUTES: Readonly<Record<string, Route>> = Object.freeze({
-  csrf: { GET: csrfTokenJson },
-  providers: { GET: providersJson },
-  session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest },
+  csrf: { GET: csrfTokenJson, cors: 'GET' },
+  providers: { GET: providersJson, cors: 'GET' },
+  session: { GET: getSession, POST: updateSession, csrf: invalidCsrf.badRequest, cors: 'GET' },
   signin: { GET: signInPage },
-  signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout') },
+  signout: { GET: signOutPage, POST: signOut, csrf: invalidCsrf.backTo('/signout'), cors: 'POST' },
   error: { GET: errorPage },
   'assets/style.css': { GET: stylesheet },
   // The v4 client's log beacon carries no authority and changes no state, so it needs no token.

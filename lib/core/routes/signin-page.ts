@@ -36,7 +36,7 @@ export async function signInPage(ctx: Context): Promise<void> {
     {
       base: ctx.base.href,
       csrfToken: ctx.csrfToken(),
-      callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
+      callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.redirectOrigins),
       providers: config.providers
         .filter(({ id }) => offered === null || offered.has(id))
         .map(({ id, name, type }) => ({

@@ -15,7 +15,7 @@ export async function signOutPage(ctx: Context): Promise<void> {
     {
       base: ctx.base.href,
       csrfToken: ctx.csrfToken(),
-      callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.trustedOrigins),
+      callbackUrl: safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, config.redirectOrigins),
     },
     { formAction: await formActionOrigins(ctx, 'signout'), messages: ctx.messages(), theme: ctx.svc.config.theme },
   )

@@ -91,7 +91,7 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   const decision = await askSignIn(ctx, { user: { ...user }, account: { ...account }, ...(profile ? { profile } : {}) })
   if (decision.kind === 'deny') return ctx.redirectToError(decision.code)
   if (decision.kind === 'redirect')
-    return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
+    return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.redirectOrigins))
 
   // A step-up's sign-in (./reauth.ts) is the signed-in user's own, or nobody's: known before any
   // feature acts on the identity (accounts would make a user of a new one).

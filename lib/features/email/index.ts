@@ -50,6 +50,7 @@ export const email: FeatureDefinition<EmailFeature> = {
           POST: (ctx) => startEmailSignIn(ctx, own(ctx)),
           csrf: invalidCsrf.backTo('/signin'),
           rateLimit: 'flow',
+          cors: 'POST',
         },
         // The link's POST checks its own token, because its answer to a bad one is the link itself.
         callback: {

@@ -39,7 +39,7 @@ export async function startEmailSignIn(ctx: Context, runtime: EmailRuntime): Pro
   const decision = await askSignIn(ctx, { user, account, email: { verificationRequest: true } })
   if (decision.kind === 'deny') return ctx.redirectToError(decision.code)
   if (decision.kind === 'redirect')
-    return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.trustedOrigins))
+    return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.redirectOrigins))
 
   if (!(await addressWithinLimit(runtime, identifier))) return limited(ctx, runtime, hash, 'address', sent)
   return (await mailLink(ctx, runtime, identifier, hash)) ? sent() : failed()

@@ -34,6 +34,7 @@ export const oauth: FeatureDefinition<OAuthFeature> = {
           POST: (ctx) => startOAuthSignIn(ctx, registry, runtimeOf(ctx)),
           csrf: invalidCsrf.backTo('/signin'),
           rateLimit: 'flow',
+          cors: 'POST',
         },
         // The provider's redirect carries no CSRF token: `state` and the flow cookie bind it. It may
         // post its answer from its own site (`response_mode=form_post`), so no origin check either.

@@ -93,7 +93,7 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
   const callbackUrl = await chooseCallbackUrl(
     typeof data.u === 'string' ? data.u : null,
     ctx.base,
-    svc.config.trustedOrigins,
+    svc.config.redirectOrigins,
     svc.config.callbacks.redirect,
     svc.log,
   )

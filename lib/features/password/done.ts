@@ -12,7 +12,7 @@ export async function sentPage(ctx: Context): Promise<void> {
 export async function donePage(ctx: Context): Promise<void> {
   const given = ctx.query.get('kind')
   const kind = given === 'changed' || given === 'added' ? given : 'reset'
-  const callbackUrl = safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, ctx.svc.config.trustedOrigins)
+  const callbackUrl = safeCallbackUrl(ctx.query.get('callbackUrl'), ctx.base, ctx.svc.config.redirectOrigins)
   await showPage(ctx, 200, 'password-done', {
     base: ctx.base.href,
     kind,

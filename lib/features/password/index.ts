@@ -90,12 +90,17 @@ export const password: FeatureDefinition = {
         ids: new Set([runtime.provider.id]),
         // NextAuth's clients post a credentials sign-in straight to its callback; a form that posts
         // here is sent to the sign-in page, which has the password form.
-        signIn: { POST: (ctx) => ctx.redirect(ctx.serviceUrl('/signin')), csrf: invalidCsrf.backTo('/signin') },
+        signIn: {
+          POST: (ctx) => ctx.redirect(ctx.serviceUrl('/signin')),
+          csrf: invalidCsrf.backTo('/signin'),
+          cors: 'POST',
+        },
         callback: {
           POST: (ctx) => passwordSignIn(ctx, runtime),
           csrf: invalidCsrf.backTo('/signin'),
           rateLimit: 'flow',
           bodyLimit: FORM_BODY,
+          cors: 'POST',
         },
       },
       signInPage: (ctx) => ({

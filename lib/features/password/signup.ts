@@ -46,7 +46,7 @@ export async function signUp(ctx: Context, runtime: PasswordRuntime): Promise<vo
   const decision = await askSignIn(ctx, { user, account })
   if (decision.kind === 'deny') return ctx.redirectToError(decision.code)
   if (decision.kind === 'redirect')
-    return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, ctx.svc.config.trustedOrigins))
+    return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, ctx.svc.config.redirectOrigins))
 
   if (runtime.provider.identifier === 'username') return signUpByName(ctx, runtime, identifier, name, password)
   const mail = runtime.mail!

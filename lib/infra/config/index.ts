@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors'
 import { createLog, defaultLogger, isLevelLogger, levelLogger, type Log } from '../logger'
-import type { Provider } from './providers'
+import { resolveProviders, type Provider } from './providers'
 import { buildCookieSets, checkedCookies, type CookieSet } from './cookies'
 import { parseBaseUrl, type BaseUrl } from '../urls/base-url'
 import { EVENT_NAMES, type AuthOptions, type Callbacks, type Events, type Pages } from './types'
@@ -9,6 +9,7 @@ import type { ExpressSessionStore } from '../store/express-session-store'
 import { resolveRedis, resolveSession, type ResolvedRedis } from './stores'
 import { resolveBodyLimit, resolveRequestRateLimit, type RequestRateLimit } from './limits'
 import { resolveOrigins } from './origins'
+import { resolveCors, type ResolvedCors } from './cors'
 import { notRead } from './nextauth-variables'
 import { parseHttpUrl } from '../urls/http-url'
 import { resolveLanguages, type Languages } from '../pages/languages'
@@ -46,7 +47,12 @@ export interface ResolvedConfig {
   readonly events: Readonly<Events>
   readonly pages: Readonly<Pages>
   readonly cookies: { readonly secure: CookieSet; readonly plain: CookieSet }
+  /** `trustedOrigins`: callbackUrl targets, and the origin check's trusted senders on every route. */
   readonly trustedOrigins: ReadonlySet<string>
+  /** `cors` (lib/infra/config/cors.ts): null when unset; the router answers other origins on the routes that say `cors`. */
+  readonly cors: ResolvedCors | null
+  /** What a callbackUrl may point to besides the service's origin: `trustedOrigins` and `cors.origins`. */
+  readonly redirectOrigins: ReadonlySet<string>
   /** Origins the built-in pages' forms may reach besides those the service knows (CSP form-action). */
   readonly formActionOrigins: ReadonlySet<string>
   readonly emptySession: '{}' | 'null'
@@ -77,6 +83,7 @@ const OPTIONS = [
   'cookies',
   'trustedOrigins',
   'formActionOrigins',
+  'cors',
   'trustHost',
   'logger',
   'nextAuthClient',
@@ -151,6 +158,9 @@ export function resolveConfig(
       "each user's list of database sessions (for sign-out everywhere) is kept in this process's memory: with more than one instance, set `redis` as well",
     )
   }
+  const warn = (message: string) => log('warn', 'config.warning', message)
+  const trustedOrigins = resolveOrigins(options.trustedOrigins, 'trustedOrigins')
+  const cors = resolveCors(options.cors, base, cookies, warn)
   return Object.freeze({
     base,
     secrets: resolveSecrets(options.secret, env),
@@ -160,8 +170,10 @@ export function resolveConfig(
     callbacks: resolveFunctions(options.callbacks, 'callbacks', ['session', 'redirect', 'update', 'signIn']),
     events: resolveFunctions(options.events, 'events', [...EVENT_NAMES, ...extensions.events]),
     pages: resolvePages(options.pages),
-    cookies: buildCookieSets(cookies, dangerous, (message) => log('warn', 'config.warning', message), base?.secure),
-    trustedOrigins: resolveOrigins(options.trustedOrigins, 'trustedOrigins'),
+    cookies: buildCookieSets(cookies, dangerous, warn, base?.secure),
+    trustedOrigins,
+    cors,
+    redirectOrigins: cors ? new Set([...trustedOrigins, ...cors.origins]) : trustedOrigins,
     formActionOrigins: resolveOrigins(options.formActionOrigins, 'formActionOrigins'),
     emptySession: resolveClient(options.nextAuthClient),
     bodyLimit: resolveBodyLimit(options.bodyLimit),
@@ -212,46 +224,6 @@ function resolveSecrets(value: unknown, env: NodeJS.ProcessEnv): readonly string
       throw new ConfigurationError(`\`${name}\` is ${secret.length} characters long; ${fix}`)
   })
   return Object.freeze([...(list as string[])])
-}
-
-const PROVIDER_ID = /^[a-z0-9][\w-]{0,63}$/i
-
-function resolveProviders(value: unknown, protocols: ReadonlySet<unknown>): readonly Provider[] {
-  if (value === undefined) return Object.freeze([])
-  if (!Array.isArray(value)) throw new ConfigurationError(`\`providers\` must be an array; got ${describe(value)}`)
-  const seen = new Set<string>()
-  return Object.freeze(
-    value.map((provider: unknown, index) => {
-      const option = `providers[${index}]`
-      // Only the factories build what a provider needs to run; anything else would be listed by
-      // GET /providers and then answer 404.
-      if (!isProvider(provider, protocols)) {
-        throw new ConfigurationError(
-          `\`${option}\` must be made by passportStrategy(), oauth2(), oidc(), email(), passkey() or password() (import them from 'express-auth-service'); got ${describe(provider)}`,
-        )
-      }
-      const { id, name, type } = provider
-      if (typeof id !== 'string' || !PROVIDER_ID.test(id))
-        throw new ConfigurationError(
-          `\`${option}.id\` must be URL-safe (letters, digits, '-' and '_'); got ${describe(id)}`,
-        )
-      if (seen.has(id))
-        throw new ConfigurationError(
-          `\`${option}.id\` ${JSON.stringify(id)} is used twice; give each provider its own id`,
-        )
-      if (type !== 'oauth' && type !== 'email' && type !== 'webauthn' && type !== 'credentials')
-        throw new ConfigurationError(
-          `\`${option}.type\` must be 'oauth', 'email', 'webauthn' or 'credentials'; got ${describe(type)}`,
-        )
-      seen.add(id)
-      return Object.freeze({ ...provider, name: typeof name === 'string' && name ? name : id })
-    }),
-  )
-}
-
-/** Made by a factory, which checked the rest: the provider union, kept from here on. */
-function isProvider(value: unknown, protocols: ReadonlySet<unknown>): value is Provider {
-  return isRecord(value) && protocols.has(value.protocol)
 }
 
 function resolveFunctions<T>(value: unknown, option: string, known: readonly string[]): Readonly<T> {

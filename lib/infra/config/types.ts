@@ -225,8 +225,13 @@ export interface AuthOptions {
   events?: Events
   pages?: Pages
   cookies?: CookieOverrides
-  /** Origins (besides the service's own) that callbackUrl may point to. */
+  /** Origins (besides the service's own) that callbackUrl may point to, and whose forms may POST here from another site. */
   trustedOrigins?: readonly string[]
+  /**
+   * Exact origins whose pages may call the session, CSRF, providers, sign-out and sign-in routes
+   * with the browser's cookies (CORS), and be callbackUrl targets (docs/cors.md). Default: none.
+   */
+  cors?: CorsOptions
   /**
    * Origins the built-in pages' forms may also reach, redirects included (their CSP `form-action`):
    * where an identity provider hands the login on to another host (a broker such as Auth0 or
@@ -273,6 +278,11 @@ export interface AuthOptions {
   dangerouslyAllowInsecureCookies?: boolean
   /** The built-in pages' look, as NextAuth's `theme`: colour scheme, brand colour, logo, button text colour. */
   theme?: Theme
+}
+
+/** `cors`: each origin exactly as browsers send it (`'https://app.example.com'`); no `*`, `null` or path; `http:` only for loopback or an http service. */
+export interface CorsOptions {
+  origins: readonly string[]
 }
 
 /** NextAuth's `theme` option for the built-in pages (docs/options.md, "Pages and theme"). */
