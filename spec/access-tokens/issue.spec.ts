@@ -128,6 +128,38 @@ describe('POST /token and GET /jwks', () => {
     expect(await crossSite.text()).not.toContain('access_token')
   })
 
+  it('answers a page on a `cors.origins` origin, with credentials, and names it as `client_id`', async () => {
+    const SPA = 'http://localhost:5999'
+    const { harness: h, browser } = await signedIn({ cors: { origins: [SPA] } })
+    const preflight = await fetch(`${h.base}/token`, {
+      method: 'OPTIONS',
+      headers: { origin: SPA, 'access-control-request-method': 'POST' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(SPA)
+    const res = await browser.jar.fetch(`${h.base}/token`, {
+      method: 'POST',
+      headers: { origin: SPA, 'sec-fetch-site': 'same-site' },
+      body: new URLSearchParams({ csrfToken: await browser.csrfToken() }),
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('access-control-allow-origin')).toBe(SPA)
+    expect(res.headers.get('access-control-allow-credentials')).toBe('true')
+    const { access_token } = (await res.json()) as { access_token: string }
+    expect((await verifier(h)(access_token)).payload.client_id).toBe(SPA)
+    const other = await browser.jar.fetch(`${h.base}/token`, {
+      method: 'POST',
+      headers: { origin: 'http://localhost:6000', 'sec-fetch-site': 'same-site' },
+      body: new URLSearchParams({ csrfToken: await browser.csrfToken() }),
+    })
+    // A page of the same site that no option lists: the router lets its POST through (a form of a
+    // sibling host could post too), but its script cannot read the answer, and the token names the
+    // service as its client, not that page.
+    expect(other.headers.get('access-control-allow-origin')).toBeNull()
+    const { access_token: unlisted } = (await other.json()) as { access_token: string }
+    expect((await verifier(h)(unlisted)).payload.client_id).toBe(h.origin)
+  })
+
   it("adds the app's claims, never in place of the service's, and issues nothing when its callback fails", async () => {
     let fail = false
     const { harness: h, browser } = await signedIn({

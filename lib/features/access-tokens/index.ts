@@ -30,6 +30,8 @@ export const accessTokens: FeatureDefinition = {
       routes: {
         token: {
           POST: (ctx) => issueToken(ctx, runtime),
+          // A page on one of `cors.origins` asks too: the single-page app of an API on another origin.
+          cors: 'POST',
           csrf: async (ctx: Context) => sendJson(ctx.res, 403, JSON.stringify({ error: 'MissingCSRF' }), true),
           // Not counted against requestRateLimit: a page asks again every few minutes for each of its
           // users, many of them behind one address; a token costs a signature and a read, as /session.

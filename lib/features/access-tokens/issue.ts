@@ -131,17 +131,13 @@ async function appClaims(
 }
 
 /**
- * `client_id`: the page that asked, by its origin (the service's own, or one `cors.origins` lets
- * through: the router refused any other); the service's own origin when the request named none.
+ * `client_id`: the page that asked, by its origin when that is the service's own or one of
+ * `cors.origins`; else (no Origin header, or a page of the same site that no option lists, which
+ * the router lets through and which cannot read the answer) the service's own origin.
  */
 function clientOf(ctx: Context): string {
   const origin = ctx.req.headers.origin
-  if (typeof origin === 'string' && origin.length <= 512) {
-    try {
-      if (new URL(origin).origin === origin) return origin
-    } catch {
-      // Not an origin: the service's own below.
-    }
-  }
-  return ctx.base.origin
+  const own = ctx.base.origin
+  if (typeof origin !== 'string' || origin === own) return own
+  return ctx.svc.config.cors?.origins.has(origin) ? origin : own
 }
