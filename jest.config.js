@@ -32,6 +32,8 @@ module.exports = {
         '<rootDir>/spec/password/{sign-in,signup,reset,change,throttle-http,enumeration,hashing-limit}.spec.ts',
         '<rootDir>/spec/http/mount.spec.ts',
         '<rootDir>/spec/client/**/*.spec.ts',
+        // requireAccessToken(), an API's middleware.
+        '<rootDir>/spec/resource/**/*.spec.ts',
       ],
       moduleNameMapper: { '^express$': '<rootDir>/node_modules/express4' },
     },
@@ -44,6 +46,7 @@ module.exports = {
         '<rootDir>/spec/redis/**/*.spec.ts',
         '<rootDir>/spec/session/database-*.spec.ts',
         '<rootDir>/spec/security/redis-sessions.spec.ts',
+        '<rootDir>/spec/resource/revocation.spec.ts',
       ],
       moduleNameMapper: { '^ioredis$': '<rootDir>/node_modules/ioredis6' },
     },

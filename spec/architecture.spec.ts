@@ -11,7 +11,9 @@ import path from 'node:path'
  * - features/<name>/: everything one feature owns. A feature imports core/ and infra/, and another
  *   feature only when REQUIRES says so;
  * - the entry points: index.ts and testing/ (public), auth.ts (builds the service) and features.ts
- *   (the list of features); only they may import every zone.
+ *   (the list of features); only they may import every zone;
+ * - resource/ (`express-auth-service/resource`, for the APIs that accept access tokens): an entry
+ *   point that imports infra/ alone, so that an API loads nothing of the service.
  * Type-only imports follow the same rules. Within a zone, no two folders import each other, and no
  * file imports another in a cycle, at run time or through its types (the contract's types apart:
  * the context, the services and the feature contract name each other by nature).
@@ -58,11 +60,12 @@ function sourceFiles(dir: string): string[] {
 
 const rel = (file: string) => path.relative(LIB, file).split(path.sep).join('/')
 
-type Zone = 'entry' | 'core' | 'infra' | `features/${string}` | 'misplaced'
+type Zone = 'entry' | 'resource' | 'core' | 'infra' | `features/${string}` | 'misplaced'
 
 function zoneOf(file: string): Zone {
   const [first, second, third] = rel(file).split('/')
   if (ENTRY_POINTS.has(first!)) return 'entry'
+  if (first === 'resource' && second !== undefined) return 'resource'
   if (first === 'core' || first === 'infra') return second === undefined ? 'misplaced' : first
   if (first === 'features' && third !== undefined) return `features/${second}`
   return 'misplaced'
@@ -72,6 +75,7 @@ function zoneOf(file: string): Zone {
 function folderOf(file: string): string {
   const parts = rel(file).split('/')
   if (parts[0] === 'features') return parts.slice(0, 2).join('/')
+  if (parts[0] === 'resource') return 'resource'
   return parts.length > 2 ? parts.slice(0, 2).join('/') : parts.join('/').replace(/\.ts$/, '')
 }
 
@@ -115,7 +119,8 @@ function importsOf(file: string): Import[] {
 /** Why an import from `from` to `to` breaks the zones' rules, or null. */
 function zoneViolation(from: Zone, to: Zone): string | null {
   if (from === to || from === 'entry' || to === 'infra') return null
-  if (to === 'entry') return 'imports an entry point'
+  if (to === 'entry' || to === 'resource') return 'imports an entry point'
+  if (from === 'resource') return 'resource/ imports above infra/'
   if (from === 'infra') return 'infra imports above itself'
   if (from === 'core') return 'core imports a feature'
   if (to === 'core') return null
@@ -190,7 +195,7 @@ describe('the layout of lib/', () => {
     expect(files.filter((file) => zoneOf(file) === 'misplaced').map(rel)).toEqual([])
   })
 
-  it('imports by the zones: infra alone, core on infra, a feature on core, infra and what it requires', () => {
+  it('imports by the zones: infra alone, core on infra, a feature on core, infra and what it requires, resource on infra', () => {
     const broken = [...graph].flatMap(([file, imports]) =>
       imports.flatMap(({ target, typeOnly }) => {
         const why = zoneViolation(zoneOf(file), zoneOf(target))

@@ -114,6 +114,31 @@ describe('the published package', () => {
     expect(report).toMatch(/^ *(?:#|ℹ) fail 0$/m)
   })
 
+  // express-auth-service/resource: what an API needs to accept access tokens, and nothing of auth().
+  it('ships requireAccessToken at express-auth-service/resource, with its types, loading nothing of the service', () => {
+    expect(
+      node(['-e', "const r = require('express-auth-service/resource'); console.log(Object.keys(r).sort().join(' '))"]),
+    ).toBe('requireAccessToken')
+    expect(
+      node([
+        '--input-type=module',
+        '-e',
+        "import { requireAccessToken } from 'express-auth-service/resource'; console.log(typeof requireAccessToken({ issuer: 'http://localhost/api/auth', audience: 'http://localhost/api' }))",
+      ]),
+    ).toBe('function')
+    expect(existsSync(join(pkg, 'dist/lib/resource/index.d.ts'))).toBe(true)
+    const loaded = JSON.parse(
+      node([
+        '-e',
+        `require('express-auth-service/resource').requireAccessToken({ issuer: 'http://localhost/api/auth', audience: 'http://localhost/api' })
+         console.log(JSON.stringify(Object.keys(require.cache)))`,
+      ]),
+    ) as string[]
+    expect(
+      loaded.filter((file) => /dist\/lib\/(?:core|features)\/|dist\/lib\/auth\.js$|node_modules\/passport/.test(file)),
+    ).toEqual([])
+  })
+
   it('finds its views from the built files and ships type declarations', () => {
     expect(node(['-e', "require('./dist/lib/infra/pages/render'); console.log('views found')"])).toBe('views found')
     expect(existsSync(join(pkg, 'dist/lib/index.d.ts'))).toBe(true)

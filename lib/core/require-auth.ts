@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { AAL_ACR } from '../infra/assurance-acr'
 import type { Session, SessionRecordView } from '../infra/config/types'
 import { AuthError, ConfigurationError, isAuthError } from '../infra/errors'
 import { errorAnswer, sendError } from '../infra/http/error-response'
@@ -51,11 +52,8 @@ export interface RequireAuthOptions {
   aal?: 1 | 2
 }
 
-/** The ACR value RFC 9470's challenge names for an assurance level (NIST SP 800-63's, as OpenID profiles spell it). */
-export const AAL_ACR = Object.freeze({
-  1: 'http://idmanagement.gov/ns/assurance/aal/1',
-  2: 'http://idmanagement.gov/ns/assurance/aal/2',
-})
+/** The ACR value RFC 9470's challenge names for an assurance level (kept in infra: the APIs' check uses it too). */
+export { AAL_ACR }
 
 /**
  * `requireAuth(options)`: middleware for the app's own pages and APIs (./helpers.ts `CoreHelpers`).

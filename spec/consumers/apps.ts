@@ -155,6 +155,23 @@ export const typeScriptApp: ConsumerApp = {
       `  return routes`,
       `}`,
     ].join('\n'),
+    // Type-checked only: an API's side (express-auth-service/resource), its locals typed by the claims.
+    'src/resource.ts': [
+      `import express from 'express'`,
+      `import { requireAccessToken, type AccessTokenClaims, type AccessTokenLocals } from 'express-auth-service/resource'`,
+      `export function api(): express.Express {`,
+      `  const app = express()`,
+      `  const requireToken = requireAccessToken({ issuer: 'http://localhost:3000/api/auth', audience: 'http://localhost:4000' })`,
+      `  app.get('/orders', requireToken, (_req, res: express.Response<unknown, AccessTokenLocals>) => {`,
+      `    const claims: AccessTokenClaims = res.locals.accessToken`,
+      `    // @ts-expect-error: the user's id is a string`,
+      `    const wrong: number = claims.sub`,
+      `    void wrong`,
+      `    res.json({ userId: claims.sub, scope: claims.scope })`,
+      `  })`,
+      `  return app`,
+      `}`,
+    ].join('\n'),
     'tsconfig.json': JSON.stringify({
       compilerOptions: {
         strict: true,

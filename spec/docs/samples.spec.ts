@@ -147,7 +147,11 @@ function typeCheck(samples: readonly Sample[], project: Project): string[] {
       types: ['node'],
       typeRoots: [path.join(ROOT, 'node_modules/@types')],
       baseUrl: ROOT,
-      paths: { 'express-auth-service': ['lib/index.ts'], 'express-auth-service/testing': ['lib/testing/index.ts'] },
+      paths: {
+        'express-auth-service': ['lib/index.ts'],
+        'express-auth-service/testing': ['lib/testing/index.ts'],
+        'express-auth-service/resource': ['lib/resource/index.ts'],
+      },
     }
     const support = path.join(dir, 'support')
     mkdirSync(support)

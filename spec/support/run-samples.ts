@@ -114,7 +114,11 @@ async function installPackage(dir: string): Promise<void> {
   mkdirSync(packageDir)
   symlinkSync(path.join(ROOT, 'views'), path.join(packageDir, 'views'), 'dir')
   await build({
-    entryPoints: { index: path.join(ROOT, 'lib/index.ts'), testing: path.join(ROOT, 'lib/testing/index.ts') },
+    entryPoints: {
+      index: path.join(ROOT, 'lib/index.ts'),
+      testing: path.join(ROOT, 'lib/testing/index.ts'),
+      resource: path.join(ROOT, 'lib/resource/index.ts'),
+    },
     outdir: path.join(packageDir, 'dist'),
     bundle: true,
     platform: 'node',
@@ -127,7 +131,11 @@ async function installPackage(dir: string): Promise<void> {
   const manifest = {
     name: 'express-auth-service',
     main: 'dist/index.js',
-    exports: { '.': entry('./dist/index.js'), './testing': entry('./dist/testing.js') },
+    exports: {
+      '.': entry('./dist/index.js'),
+      './testing': entry('./dist/testing.js'),
+      './resource': entry('./dist/resource.js'),
+    },
   }
   writeFileSync(path.join(packageDir, 'package.json'), JSON.stringify(manifest))
 }

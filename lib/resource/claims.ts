@@ -1,0 +1,115 @@
+import { AAL_ACR } from '../infra/assurance-acr'
+import { decodeJws, verifyJws } from '../infra/crypto/jws'
+import type { KeySet } from './key-set'
+import type { ResolvedResourceOptions } from './options'
+
+/**
+ * The claims of an access token that passed every check (RFC 9068's profile, as the auth service
+ * issues it): what `requireAccessToken()` leaves in `res.locals.accessToken`. The app's own claims
+ * (the service's `accessTokens.claims`) come beside them, unchecked.
+ */
+export interface AccessTokenClaims {
+  /** The auth service (`requireAccessToken`'s `issuer`). */
+  readonly iss: string
+  /** The user's id. */
+  readonly sub: string
+  /** The API(s) the token is for: one of them is this API's `audience`. */
+  readonly aud: string | readonly string[]
+  /** The client the token was issued to. */
+  readonly client_id: string
+  /** Issued at, expires at (seconds since the epoch). */
+  readonly iat: number
+  readonly exp: number
+  /** The token's own id. */
+  readonly jti: string
+  /** The session the token was issued from (its handle): when it ends, so does the token, with `redis`. */
+  readonly sid?: string
+  /** When the user last proved who they are (seconds since the epoch). */
+  readonly auth_time?: number
+  /** How they did (RFC 8176: `pwd`, `otp`, `mfa`, …). */
+  readonly amr?: readonly string[]
+  /** The assurance level reached: AAL2's URI for two factors, AAL1's otherwise. */
+  readonly acr?: string
+  readonly nbf?: number
+  readonly [claim: string]: unknown
+}
+
+/** What one token is found to be, before any look-up in Redis. */
+export type TokenCheck =
+  | { readonly kind: 'ok'; readonly claims: AccessTokenClaims }
+  /** Not an access token for this API, or no longer valid: 401 invalid_token. */
+  | { readonly kind: 'invalid'; readonly description: string }
+  /** Valid, but the user proved too little or too long ago: 401 insufficient_user_authentication. */
+  | { readonly kind: 'insufficient' }
+  /** No key set was ever obtained, or the token names a key not held: fetch the set, then check again. */
+  | { readonly kind: 'no keys' }
+  | { readonly kind: 'unknown key' }
+
+export const NOT_VALID = 'the access token is not valid'
+export const EXPIRED = 'the access token expired'
+
+/** `typ` as RFC 9068 gives it, the media type's `application/` prefix optional, in any case. */
+const TYPES: ReadonlySet<string> = new Set(['at+jwt', 'application/at+jwt'])
+
+/** Checks a token against the keys held and the options; synchronous, never throws. */
+export function checkToken(
+  token: string,
+  keys: KeySet,
+  options: ResolvedResourceOptions,
+  nowSeconds: number,
+): TokenCheck {
+  const decoded = decodeJws(token)
+  if (decoded === null) return { kind: 'invalid', description: NOT_VALID }
+  const { typ, kid } = decoded.header
+  if (typeof typ !== 'string' || !TYPES.has(typ.toLowerCase())) return { kind: 'invalid', description: NOT_VALID }
+  const held = keys.current()
+  if (held === null) return { kind: 'no keys' }
+  const verified = verifyJws(token, held)
+  if (verified === null) {
+    return typeof kid === 'string' && !keys.has(kid)
+      ? { kind: 'unknown key' }
+      : { kind: 'invalid', description: NOT_VALID }
+  }
+  return checkClaims(verified.payload, options, nowSeconds)
+}
+
+function checkClaims(payload: Record<string, unknown>, options: ResolvedResourceOptions, now: number): TokenCheck {
+  const { iss, aud, sub, client_id, jti, iat, exp, nbf, sid, auth_time, amr, acr } = payload
+  const leeway = options.clockTolerance
+  const wellFormed =
+    iss === options.issuer &&
+    audienceMatches(aud, options.audiences) &&
+    nonEmpty(sub) &&
+    nonEmpty(client_id) &&
+    nonEmpty(jti) &&
+    seconds(iat) &&
+    seconds(exp) &&
+    (nbf === undefined || seconds(nbf)) &&
+    (sid === undefined || (nonEmpty(sid) && sid.length <= 512)) &&
+    (auth_time === undefined || seconds(auth_time)) &&
+    (amr === undefined || (Array.isArray(amr) && amr.every((method) => typeof method === 'string'))) &&
+    (acr === undefined || typeof acr === 'string')
+  if (!wellFormed) return { kind: 'invalid', description: NOT_VALID }
+  const claims = payload as AccessTokenClaims
+  if (claims.exp + leeway <= now) return { kind: 'invalid', description: EXPIRED }
+  if (claims.iat > now + leeway || (claims.nbf !== undefined && claims.nbf > now + leeway))
+    return { kind: 'invalid', description: NOT_VALID }
+  return meetsStepUp(claims, options, now) ? { kind: 'ok', claims } : { kind: 'insufficient' }
+}
+
+/** `maxAge` and `aal`, as `requireAuth()` checks them on a session. A token without `auth_time` meets no `maxAge`. */
+function meetsStepUp(claims: AccessTokenClaims, { maxAge, aal }: ResolvedResourceOptions, now: number): boolean {
+  if (maxAge !== null && (claims.auth_time === undefined || now - claims.auth_time > maxAge)) return false
+  return aal !== 2 || claims.acr === AAL_ACR[2] || (claims.amr?.includes('mfa') ?? false)
+}
+
+function audienceMatches(aud: unknown, audiences: ReadonlySet<string>): boolean {
+  if (typeof aud === 'string') return audiences.has(aud)
+  if (!Array.isArray(aud) || !aud.every((one) => typeof one === 'string')) return false
+  return aud.some((one: string) => audiences.has(one))
+}
+
+const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value !== ''
+
+/** A time in seconds since the epoch, as JWT's NumericDate (fractions allowed). */
+const seconds = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
