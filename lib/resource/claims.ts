@@ -1,5 +1,6 @@
 import { AAL_ACR } from '../infra/assurance-acr'
-import { decodeJws, verifyJws } from '../infra/crypto/jws'
+import { decodeJws, verifyJws, type Jwk } from '../infra/crypto/jws'
+import { boundedCache } from '../infra/util/cache'
 import type { KeySet } from './key-set'
 import type { ResolvedResourceOptions } from './options'
 
@@ -51,26 +52,66 @@ export const EXPIRED = 'the access token expired'
 /** `typ` as RFC 9068 gives it, the media type's `application/` prefix optional, in any case. */
 const TYPES: ReadonlySet<string> = new Set(['at+jwt', 'application/at+jwt'])
 
+/** How many tokens whose signature verified are remembered (./verified below). */
+export const VERIFIED_TOKENS = 10_000
+
+/** A token whose signature verified, with the key set it verified against. */
+interface Verified {
+  readonly payload: Record<string, unknown>
+  readonly keys: readonly Jwk[]
+}
+
+/** The tokens of one `requireAccessToken()` whose signature verified. */
+export type VerifiedTokens = ReturnType<typeof verifiedTokens>
+
+/**
+ * A signature is checked once per token, not once per request: a client sends the same token for
+ * minutes, and an Ed25519 or P-256 check costs more than the rest of a request. Only a token that
+ * verified is remembered (made-up ones cannot fill the cache), by its whole text, against the key
+ * set it verified with: a key set fetched again (every 5 minutes, or for a new key) checks it again,
+ * so a key the service withdrew stops a token within that time. Its claims are frozen (they are
+ * every request's `res.locals.accessToken`) and checked on every request: expiry, `maxAge`.
+ */
+export function verifiedTokens() {
+  return boundedCache<string, Verified>(VERIFIED_TOKENS)
+}
+
 /** Checks a token against the keys held and the options; synchronous, never throws. */
 export function checkToken(
   token: string,
   keys: KeySet,
   options: ResolvedResourceOptions,
   nowSeconds: number,
+  verified: VerifiedTokens,
 ): TokenCheck {
+  const held = keys.current()
+  const known = held === null ? undefined : verified.get(token)
+  if (known !== undefined && known.keys === held) return checkClaims(known.payload, options, nowSeconds)
   const decoded = decodeJws(token)
   if (decoded === null) return { kind: 'invalid', description: NOT_VALID }
   const { typ, kid } = decoded.header
   if (typeof typ !== 'string' || !TYPES.has(typ.toLowerCase())) return { kind: 'invalid', description: NOT_VALID }
-  const held = keys.current()
   if (held === null) return { kind: 'no keys' }
-  const verified = verifyJws(token, held)
-  if (verified === null) {
+  const verifiedJws = verifyJws(token, held)
+  if (verifiedJws === null) {
     return typeof kid === 'string' && !keys.has(kid)
       ? { kind: 'unknown key' }
       : { kind: 'invalid', description: NOT_VALID }
   }
-  return checkClaims(verified.payload, options, nowSeconds)
+  const payload = deepFreeze(verifiedJws.payload)
+  const check = checkClaims(payload, options, nowSeconds)
+  // Only a token that is well formed and for this API: an expired one or another API's is not kept.
+  if (check.kind !== 'invalid') verified.set(token, { payload, keys: held })
+  return check
+}
+
+/** A JSON value frozen all the way down (claims are parsed JSON: no cycles). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner)
+    Object.freeze(value)
+  }
+  return value
 }
 
 function checkClaims(payload: Record<string, unknown>, options: ResolvedResourceOptions, now: number): TokenCheck {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { bearerOf, invalidRequest, invalidToken, missingToken, stepUpAnswer, unavailable } from './answers'
-import { checkToken, NOT_VALID, type AccessTokenClaims, type TokenCheck } from './claims'
+import { checkToken, NOT_VALID, verifiedTokens, type AccessTokenClaims, type TokenCheck } from './claims'
 import { keySet } from './key-set'
 import { resolveResourceOptions, type RequireAccessTokenOptions } from './options'
 import { revocationCheck, type Revocation } from './revocation'
@@ -17,13 +17,15 @@ export const ENDED = 'the session ended'
  * `requireAccessToken(options)`: Express middleware (4 and 5) for an API that accepts the auth
  * service's access tokens (`Authorization: Bearer …`). It needs nothing of `auth()`: the service's
  * URL, the API's own, and (to refuse tokens of ended sessions) the service's Redis. The options are
- * checked here, once; every request then costs a signature check and, with `redis`, two look-ups in
- * memory. A request is answered within WAIT_MS (./key-set.ts) or Redis's deadline, whatever the
+ * checked here, once; every request then costs a look-up of the token among those whose signature
+ * verified (./claims.ts: one signature check per token), its claims' times and, with `redis`, two
+ * look-ups in memory. A request is answered within WAIT_MS (./key-set.ts) or Redis's deadline, whatever the
  * service or Redis do.
  */
 export function requireAccessToken(options: RequireAccessTokenOptions): RequestHandler {
   const resolved = resolveResourceOptions(options)
   const keys = keySet(resolved.jwksUri)
+  const verified = verifiedTokens()
   const { redis } = resolved
   const revocation = redis ? revocationCheck(redis.client, redis.prefix, resolved.redisTimeout) : null
   const stepUp = stepUpAnswer(resolved.maxAge, resolved.aal)
@@ -56,12 +58,14 @@ export function requireAccessToken(options: RequireAccessTokenOptions): RequestH
     if (bearer.kind === 'none') return missingToken(res)
     if (bearer.kind === 'malformed') return invalidRequest(res)
     const { token } = bearer
-    const first = checkToken(token, keys, resolved, Date.now() / 1000)
+    const first = checkToken(token, keys, resolved, Date.now() / 1000, verified)
     if (first.kind !== 'no keys' && first.kind !== 'unknown key') return finish(res, next, first)
     // The key set, fetched now (or by a fetch under way), waited for WAIT_MS at most.
     keys
       .refresh()
-      .then((fetched) => finish(res, next, fetched ? checkToken(token, keys, resolved, Date.now() / 1000) : first))
+      .then((fetched) =>
+        finish(res, next, fetched ? checkToken(token, keys, resolved, Date.now() / 1000, verified) : first),
+      )
       .catch(next)
   }
 }
