@@ -150,6 +150,8 @@ describe('the session manager', () => {
         createdAt: VALID_AT,
         issuedAt: VALID_AT,
         expiresAt: VALID_AT + 3600,
+        // The sign-in's own id (128 random bits): what names a cookie session outside (an access token's sid).
+        signInId: expect.stringMatching(/^[\w-]{22}$/),
       })
       const written = expectCookie(sent, 'auth.session-token', { httpOnly: true, sameSite: 'Lax', path: '/' })
       expect(written.attributes['max-age']).toBe('3600')
@@ -161,6 +163,7 @@ describe('the session manager', () => {
         auth_time: VALID_AT,
         iat: VALID_AT,
         exp: VALID_AT + 3600,
+        siid: record.signInId,
       })
     })
 

@@ -1,4 +1,5 @@
 import type { SessionRecord } from '../../infra/config/types'
+import { randomToken } from '../../infra/crypto/random'
 import { deviceOf } from './device-info'
 import { sessionHooks, type SessionLifecycle } from './lifecycle'
 import { rememberedSessions, type RememberedSessions, type ReuseOptions } from './remembered'
@@ -106,6 +107,8 @@ async function startSession(
   const createdAt = await parts.revocations.stamp(input.userId)
   const { authTime, ...rest } = input
   const record: SessionRecord = { ...rest, createdAt, issuedAt: now, expiresAt: now + parts.timing.maxAge }
+  // A cookie session has no id of the store's: one of its own, for what names it elsewhere.
+  if (parts.records.listing === undefined) record.signInId = randomToken(16)
   // Proved before this sign-in (a provider's older sign-in): requireAuth({ maxAge }) counts from then.
   if (authTime !== undefined && authTime < createdAt) record.authTime = authTime
   const req = transport.request

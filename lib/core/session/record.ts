@@ -22,6 +22,7 @@ export function toClaims(record: SessionRecord): Record<string, unknown> {
   if (record.amr !== undefined) claims.amr = record.amr
   if (record.authTime !== undefined) claims.reauth_time = record.authTime
   if (record.handleSid !== undefined) claims.hsid = record.handleSid
+  if (record.signInId !== undefined) claims.siid = record.signInId
   return claims
 }
 
@@ -44,7 +45,7 @@ export function fromClaims(
 ): SessionRecord | null {
   if (!claims) return null
   const { sub, user, data, iat, exp, auth_time: createdAt, provider, tok, tok_err: tokenError, reissued_at } = claims
-  const { amr, reauth_time: authTime, hsid } = claims
+  const { amr, reauth_time: authTime, hsid, siid } = claims
   if (
     typeof sub !== 'string' ||
     sub === '' ||
@@ -64,6 +65,7 @@ export function fromClaims(
   if (amr !== undefined && !isAmr(amr)) return null
   if (authTime !== undefined && (typeof authTime !== 'number' || !(authTime > 0))) return null
   if (hsid !== undefined && (typeof hsid !== 'string' || hsid === '' || hsid.length > 128)) return null
+  if (siid !== undefined && (typeof siid !== 'string' || siid === '' || siid.length > 64)) return null
   const record: SessionRecord = { userId: sub, user: parsedUser, createdAt, issuedAt: iat, expiresAt: exp }
   if (data !== undefined) record.data = data
   if (provider !== undefined) record.provider = provider
@@ -73,6 +75,7 @@ export function fromClaims(
   if (amr !== undefined) record.amr = [...amr]
   if (authTime !== undefined) record.authTime = authTime
   if (hsid !== undefined) record.handleSid = hsid
+  if (siid !== undefined) record.signInId = siid
   return record
 }
 

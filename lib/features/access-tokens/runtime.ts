@@ -11,7 +11,7 @@ export interface AccessTokensRuntime {
   readonly revocations: Revocations
   /** The `listSessions` handle of a database session (the token's `sid`), null for a cookie session. */
   readonly handleOf: (token: string, record: SessionRecord) => string | null
-  /** A cookie session's `sid`: a keyed hash of its sign-in (user and time), which a re-authentication keeps. */
+  /** A cookie session's `sid`: a keyed hash of its sign-in's id, which re-issues and re-authentications keep. */
   readonly cookieSid: (record: SessionRecord) => string
   /** Logs, once per name, that `claims` answered a claim the service sets itself. */
   readonly warnReserved: (name: string) => void
@@ -24,7 +24,11 @@ export function accessTokensRuntime(env: FeatureEnv, options: ResolvedAccessToke
     options,
     revocations: env.state.revocations,
     handleOf: (token: string, record: SessionRecord) => env.sessionHandle(token, record),
-    cookieSid: (record: SessionRecord) => mac(sidKey, record.userId, String(record.createdAt)),
+    // Sessions sealed before sign-in ids were kept: by the user and the second of the sign-in.
+    cookieSid: (record: SessionRecord) =>
+      record.signInId === undefined
+        ? mac(sidKey, record.userId, String(record.createdAt))
+        : mac(sidKey, record.signInId),
     warnReserved(name: string) {
       if (warned.has(name) || warned.size >= 32) return
       warned.add(name)
