@@ -46,8 +46,9 @@ export default tseslint.config(
     },
   },
   {
-    // The demo's browser script (plain JSX that esbuild bundles): the recommended rules, in a browser.
-    files: ['examples/demo/client/**/*.jsx'],
+    // The browser scripts (plain JSX that esbuild bundles: the demo's client page, the single-page
+    // app of spec/e2e/spa-access-token.spec.ts): the recommended rules, in a browser.
+    files: ['examples/demo/client/**/*.jsx', 'spec/e2e/**/*.jsx'],
     extends: [js.configs.recommended],
     languageOptions: {
       parserOptions: { ecmaFeatures: { jsx: true } },
