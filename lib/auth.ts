@@ -15,7 +15,7 @@ import { createRouter } from './core/router'
 import type { Services } from './core/services'
 import { cookieStore } from './core/session/cookie-store'
 import { databaseStore } from './core/session/database-store'
-import { createDevices, handleOfSid, handleOfToken, type DeviceHelpers } from './core/session/devices'
+import { createDevices, handleOfToken, handlesOfSid, type DeviceHelpers } from './core/session/devices'
 import { createSessionManager } from './core/session/manager'
 import { REPLY_CACHE_LIMITS } from './core/session/reply-cache'
 import type { RecordStore } from './core/session/record-store'
@@ -80,7 +80,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     tracked,
     keys: (purpose) => keyRing(config.secrets, purpose),
     sessionHandle: (token, record) => built.handleOf!(token, record),
-    handleOfSid: (sid, record) => handleOfSid(handles, sid, record),
+    handlesOfSid: (sid, record) => handlesOfSid(handles, sid, record),
     services: () => built.svc!,
   }
   const features = buildFeatures(env)

@@ -224,8 +224,11 @@ export interface FeatureEnv {
   readonly keys: (purpose: KeyPurpose) => KeyRing
   /** The `listSessions` handle of the session a session token names, `record` what it opened to (null for cookie sessions). */
   readonly sessionHandle: (token: string, record: SessionRecord | null) => string | null
-  /** The same from the store's id of a database session (a lifecycle hook's `sid`). */
-  readonly handleOfSid: (sid: string, record: SessionRecord) => string
+  /**
+   * The handles of a database session from the store's id of it (a lifecycle hook's `sid`), one per
+   * secret of the rotation list, the current first: what it was named before a rotation too.
+   */
+  readonly handlesOfSid: (sid: string, record: SessionRecord) => readonly string[]
   /** The core's services, once built; a feature's handlers get them as `ctx.svc`. */
   readonly services: () => Services
 }

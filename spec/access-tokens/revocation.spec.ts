@@ -4,7 +4,7 @@ import express from 'express'
 import type Redis from 'ioredis'
 import { memoryAccounts, oidc, type AuthOptions } from '../../lib'
 import { requireAccessToken } from '../../lib/resource'
-import { serve, type Served } from '../support/app'
+import { SECRET, serve, type Served } from '../support/app'
 import { Browser } from '../support/browser'
 import { startHostileIssuer, type HostileIssuer } from '../support/hostile-issuer'
 import { sharedRedisForFile } from '../support/redis'
@@ -66,12 +66,37 @@ async function start(options: Partial<AuthOptions>) {
     requestRateLimit: { limit: 1000 },
     ...options,
   })
+  await startApis(prefix)
+  return service
+}
+
+/** The same service after a rotation of `secret`: on the same site and keys, the new secret first. */
+async function rotated(options: Partial<AuthOptions>): Promise<void> {
+  const { port, origin, base } = service!
+  await service!.close()
+  service = await serve(
+    {
+      providers: [
+        oidc({ id: 'hostile', issuer: issuer.issuer, clientId: issuer.clientId, clientSecret: issuer.clientSecret }),
+      ],
+      redis: db.client,
+      redisKeyPrefix: `${db.prefix}t${run}:`,
+      accessTokens: { audiences: [API] },
+      requestRateLimit: { limit: 1000 },
+      ...options,
+      secret: ['a-new-secret-that-is-long-enough-0123456789', SECRET],
+    },
+    { site: { port, origin, base } },
+  )
+}
+
+async function startApis(prefix: string): Promise<void> {
   for (let i = 0; i < 2; i++) {
     const client = db.redis.client()
     const app = express()
     app.get(
       '/api/me',
-      requireAccessToken({ issuer: service.base, audience: API, redis: client, redisKeyPrefix: prefix }),
+      requireAccessToken({ issuer: service!.base, audience: API, redis: client, redisKeyPrefix: prefix }),
       (_req, res) => {
         res.json({ sub: (res.locals as { accessToken: { sub: string } }).accessToken.sub })
       },
@@ -82,7 +107,6 @@ async function start(options: Partial<AuthOptions>) {
     const { port } = server.address() as { port: number }
     apis.push({ url: `http://127.0.0.1:${port}/api/me`, server, client })
   }
-  return service
 }
 
 /** A browser signed in through the provider session `sid`, and a token of its session. */
@@ -178,6 +202,17 @@ describe.each([
     since = performance.now()
     expect((await providerLogout({ sub: 'alice' })).status).toBe(200)
     await refusedByBoth(phone.token, since)
+  })
+
+  it('a token issued before a rotation of `secret` is refused once its session signs out after it', async () => {
+    await start(options)
+    const laptop = await signedIn(`laptop-${run}`)
+    await acceptedByBoth(laptop.token)
+    await rotated(options)
+    // The APIs know the old key (it is still published) and the token still works.
+    await acceptedByBoth(laptop.token)
+    expect((await laptop.browser.signOut()).status).toBe(302)
+    await refusedByBoth(laptop.token, performance.now())
   })
 
   if (!database) return

@@ -48,9 +48,9 @@ export interface DeviceHelpers {
  * never listed. `record`: what the token opened to (a re-authenticated session keeps the handle it
  * signed in with, `handleSid`).
  */
-/** The handle of the database session the store keeps as `sid` (`record`: what it holds). */
-export function handleOfSid(ring: KeyRing, sid: string, record: SessionRecord): string {
-  return mac(ring.current, record.handleSid ?? sid)
+/** The handles of the database session the store keeps as `sid` under every key of the ring, the current first. */
+export function handlesOfSid(ring: KeyRing, sid: string, record: SessionRecord): string[] {
+  return ring.all.map((key) => mac(key, record.handleSid ?? sid))
 }
 
 export function handleOfToken(

@@ -13,22 +13,26 @@ export interface AccessTokensRuntime {
   readonly handleOf: (token: string, record: SessionRecord) => string | null
   /** A cookie session's `sid`: a keyed hash of its sign-in's id, which re-issues and re-authentications keep. */
   readonly cookieSid: (record: SessionRecord) => string
+  /** The same under every secret of the rotation list, the current first: what its tokens named it before a rotation too. */
+  readonly cookieSids: (record: SessionRecord) => readonly string[]
   /** Logs, once per name, that `claims` answered a claim the service sets itself. */
   readonly warnReserved: (name: string) => void
 }
 
 export function accessTokensRuntime(env: FeatureEnv, options: ResolvedAccessTokens): AccessTokensRuntime {
-  const sidKey = env.keys('access-token-sid').current
+  const sidKeys = env.keys('access-token-sid').all
+  // Sessions sealed before sign-in ids were kept: by the user and the second of the sign-in.
+  const sidsOf = (record: SessionRecord) =>
+    sidKeys.map((key) =>
+      record.signInId === undefined ? mac(key, record.userId, String(record.createdAt)) : mac(key, record.signInId),
+    )
   const warned = new Set<string>()
   return Object.freeze({
     options,
     revocations: env.state.revocations,
     handleOf: (token: string, record: SessionRecord) => env.sessionHandle(token, record),
-    // Sessions sealed before sign-in ids were kept: by the user and the second of the sign-in.
-    cookieSid: (record: SessionRecord) =>
-      record.signInId === undefined
-        ? mac(sidKey, record.userId, String(record.createdAt))
-        : mac(sidKey, record.signInId),
+    cookieSid: (record: SessionRecord) => sidsOf(record)[0]!,
+    cookieSids: sidsOf,
     warnReserved(name: string) {
       if (warned.has(name) || warned.size >= 32) return
       warned.add(name)
@@ -57,10 +61,13 @@ export function endMarks(env: FeatureEnv, runtime: AccessTokensRuntime): Session
   return {
     async sessionEnded(record: SessionRecord, sid: string | null) {
       const now = Math.floor(Date.now() / 1000)
-      const claim = sid === null ? runtime.cookieSid(record) : env.handleOfSid(sid, record)
+      // Under every secret's name: a token issued before a rotation names the session by the old one.
+      const claims = sid === null ? runtime.cookieSids(record) : env.handlesOfSid(sid, record)
       const alive = sid === null ? Math.max(0, record.createdAt + maxLifetime - now) : 0
-      const key = redis.key('ended', claim)
-      await redis.run((client) => client.set(key, '1', 'EX', alive + maxAge + 60))
+      const ttl = alive + maxAge + 60
+      await redis.run(async (client) => {
+        for (const claim of claims) await client.set(redis.key('ended', claim), '1', 'EX', ttl)
+      })
     },
   }
 }
