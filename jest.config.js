@@ -32,8 +32,9 @@ module.exports = {
         '<rootDir>/spec/password/{sign-in,signup,reset,change,throttle-http,enumeration,hashing-limit}.spec.ts',
         '<rootDir>/spec/http/mount.spec.ts',
         '<rootDir>/spec/client/**/*.spec.ts',
-        // requireAccessToken(), an API's middleware.
+        // requireAccessToken(), an API's middleware, and the service's tokens it accepts.
         '<rootDir>/spec/resource/**/*.spec.ts',
+        '<rootDir>/spec/access-tokens/**/*.spec.ts',
       ],
       moduleNameMapper: { '^express$': '<rootDir>/node_modules/express4' },
     },
@@ -47,6 +48,7 @@ module.exports = {
         '<rootDir>/spec/session/database-*.spec.ts',
         '<rootDir>/spec/security/redis-sessions.spec.ts',
         '<rootDir>/spec/resource/revocation.spec.ts',
+        '<rootDir>/spec/access-tokens/revocation.spec.ts',
       ],
       moduleNameMapper: { '^ioredis$': '<rootDir>/node_modules/ioredis6' },
     },
