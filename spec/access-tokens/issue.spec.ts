@@ -161,13 +161,13 @@ describe('POST /token and GET /jwks', () => {
   })
 
   it("adds the app's claims, never in place of the service's, and issues nothing when its callback fails", async () => {
-    let fail = false
+    let failure: (() => Record<string, unknown>) | null = null
     const { harness: h, browser } = await signedIn({
       accessTokens: {
         audiences: [API],
         maxAge: 60,
         claims: ({ record, resource }) => {
-          if (fail) throw new Error('the plans table is down')
+          if (failure) return failure()
           return { plan: 'pro', resource, user: record.userId, sub: 'admin', iss: 'https://evil.example' }
         },
       },
@@ -176,10 +176,30 @@ describe('POST /token and GET /jwks', () => {
     expect(payload).toMatchObject({ plan: 'pro', resource: API, user: 'oidc:alice', sub: 'oidc:alice', iss: h.base })
     expect(payload.exp! - payload.iat!).toBe(60)
     expect(h.logs.filter((entry) => entry.message.includes('`sub`'))).toHaveLength(1)
-    fail = true
-    const res = await askToken(h, browser)
-    expect([res.status, await res.json()]).toEqual([500, { error: 'server_error' }])
-    expect(h.logs.some((entry) => entry.event === 'access_token.claims' && entry.level === 'error')).toBe(true)
+    const failures: Array<() => Record<string, unknown>> = [
+      () => {
+        throw new Error('the plans table is down')
+      },
+      () => {
+        throw Object.create(null)
+      },
+      () => ({
+        get plan(): string {
+          throw new Error('a getter that throws')
+        },
+      }),
+      () => ({ seats: BigInt(5) }),
+      () => ({ notes: 'x'.repeat(5000) }),
+      () => ['not', 'an', 'object'] as unknown as Record<string, unknown>,
+    ]
+    for (const next of failures) {
+      failure = next
+      const res = await askToken(h, browser)
+      expect([res.status, await res.json()]).toEqual([500, { error: 'server_error' }])
+    }
+    expect(h.logs.filter((entry) => entry.event === 'access_token.claims' && entry.level === 'error')).toHaveLength(
+      failures.length,
+    )
   })
 
   it("signs with ES256 when asked, and with the app's own key, published under its kid", async () => {

@@ -5,7 +5,7 @@ import type { SessionRecord } from '../../infra/config/types'
 import { randomToken } from '../../infra/crypto/random'
 import { signJwt } from '../../infra/crypto/signing-keys'
 import { sendJson } from '../../infra/http/reply'
-import { outsideText } from '../../infra/logger'
+import { errorText } from '../../infra/logger'
 import type { AccessTokensRuntime } from './runtime'
 
 /** The claims the service sets itself: the app's `claims` cannot replace them. */
@@ -97,27 +97,24 @@ async function appClaims(
 ): Promise<Record<string, unknown> | null> {
   const { claims } = runtime.options
   if (!claims) return {}
-  let given: unknown
-  try {
-    given = await claims({ record: toRecordView(record, handle), resource })
-  } catch (error) {
-    ctx.svc.log('error', 'access_token.claims', `accessTokens.claims threw: ${outsideText(String(error), 300)}`)
-    return null
-  }
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-    ctx.svc.log('error', 'access_token.claims', 'accessTokens.claims must answer a plain object of claims')
-    return null
-  }
-  const kept: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(given)) {
-    if (RESERVED.has(name)) runtime.warnReserved(name)
-    else kept[name] = value
-  }
+  // The app's answer is read inside the try too: a getter that throws, a BigInt, a cycle.
   let json: string | undefined
   try {
+    const given: unknown = await claims({ record: toRecordView(record, handle), resource })
+    if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+      ctx.svc.log('error', 'access_token.claims', 'accessTokens.claims must answer a plain object of claims')
+      return null
+    }
+    // No prototype: a claim named `__proto__` stays a claim, as JSON has it.
+    const kept = Object.create(null) as Record<string, unknown>
+    for (const [name, value] of Object.entries(given)) {
+      if (RESERVED.has(name)) runtime.warnReserved(name)
+      else kept[name] = value
+    }
     json = JSON.stringify(kept)
-  } catch {
-    json = undefined
+  } catch (error) {
+    ctx.svc.log('error', 'access_token.claims', `accessTokens.claims failed: ${errorText(error)}`)
+    return null
   }
   if (json === undefined || Buffer.byteLength(json) > MAX_CLAIMS_BYTES) {
     ctx.svc.log(
