@@ -1,6 +1,6 @@
 import { AAL_ACR } from '../infra/assurance-acr'
 import { decodeJws, verifyJws, type Jwk } from '../infra/crypto/jws'
-import { boundedCache } from '../infra/util/cache'
+import { sizedCache } from '../infra/util/cache'
 import type { KeySet } from './key-set'
 import type { ResolvedResourceOptions } from './options'
 
@@ -52,8 +52,9 @@ export const EXPIRED = 'the access token expired'
 /** `typ` as RFC 9068 gives it, the media type's `application/` prefix optional, in any case. */
 const TYPES: ReadonlySet<string> = new Set(['at+jwt', 'application/at+jwt'])
 
-/** How many tokens whose signature verified are remembered (./verified below). */
+/** How many tokens whose signature verified are remembered (`verifiedTokens` below), and in how much memory. */
 export const VERIFIED_TOKENS = 10_000
+export const VERIFIED_BYTES = 16 * 1024 * 1024
 
 /** A token whose signature verified, with the key set it verified against. */
 interface Verified {
@@ -67,13 +68,18 @@ export type VerifiedTokens = ReturnType<typeof verifiedTokens>
 /**
  * A signature is checked once per token, not once per request: a client sends the same token for
  * minutes, and an Ed25519 or P-256 check costs more than the rest of a request. Only a token that
- * verified is remembered (made-up ones cannot fill the cache), by its whole text, against the key
- * set it verified with: a key set fetched again (every 5 minutes, or for a new key) checks it again,
- * so a key the service withdrew stops a token within that time. Its claims are frozen (they are
+ * verified is remembered (made-up ones cannot fill the cache), by its whole text (10,000 tokens and
+ * 16 MB at most), against the key set it verified with: a key set fetched again (every 5 minutes,
+ * or for a new key) checks it again, so a key the service withdrew stops a token within that time. Its claims are frozen (they are
  * every request's `res.locals.accessToken`) and checked on every request: expiry, `maxAge`.
  */
 export function verifiedTokens() {
-  return boundedCache<string, Verified>(VERIFIED_TOKENS)
+  // Counted by the token's text twice (the key, and the claims parsed from it) and a little more:
+  // a user with a session can mint large tokens (the app's claims), never more than 16 MB of them.
+  return sizedCache<string, Verified>(
+    { entries: VERIFIED_TOKENS, maxSize: VERIFIED_BYTES },
+    (_value, token) => 4 * token.length + 256,
+  )
 }
 
 /** Checks a token against the keys held and the options; synchronous, never throws. */
