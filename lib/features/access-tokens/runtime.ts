@@ -53,6 +53,15 @@ export function accessTokensRuntime(env: FeatureEnv, options: ResolvedAccessToke
  * tokens are refused throughout. A user's sessions ended all at once (sign-out everywhere,
  * `deleteUser`) need no mark: the user's revocation time, which APIs read too, covers them.
  */
+/**
+ * Seconds an end mark outlives the last token of its session: an API accepts a token until `exp` and
+ * its clockTolerance (60 s at most) by its own clock, which may lag by up to that tolerance while it
+ * still accepts fresh tokens (their `iat` within it); and a few seconds for `iat`, dated by Redis in
+ * whole seconds (a second ahead after a revocation), or by a request that read the session just
+ * before it ended.
+ */
+const VERIFIER_SLACK = 2 * 60 + 5
+
 export function endMarks(env: FeatureEnv, runtime: AccessTokensRuntime): SessionLifecycle {
   const { redis } = env
   if (redis === null) return {}
@@ -64,7 +73,7 @@ export function endMarks(env: FeatureEnv, runtime: AccessTokensRuntime): Session
       // Under every secret's name: a token issued before a rotation names the session by the old one.
       const claims = sid === null ? runtime.cookieSids(record) : env.handlesOfSid(sid, record)
       const alive = sid === null ? Math.max(0, record.createdAt + maxLifetime - now) : 0
-      const ttl = alive + maxAge + 60
+      const ttl = alive + maxAge + VERIFIER_SLACK
       await redis.run(async (client) => {
         for (const claim of claims) await client.set(redis.key('ended', claim), '1', 'EX', ttl)
       })
