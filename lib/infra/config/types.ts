@@ -61,10 +61,7 @@ export interface SessionRecord {
    * it signed in, which its handle (`listSessions`) is still made from. Absent: the current id.
    */
   handleSid?: string
-  /**
-   * Cookie sessions: a random id of the sign-in, kept by re-issues and re-authentications, which
-   * names the session outside (an access token's `sid`). Database sessions are named by the store's id.
-   */
+  /** Cookie sessions: a random id of the sign-in, kept by re-issues, naming it outside (a token's `sid`). */
   signInId?: string
 }
 
