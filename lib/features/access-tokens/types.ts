@@ -1,6 +1,4 @@
-import type { KeyObject, webcrypto } from 'node:crypto'
-
-type JsonWebKey = webcrypto.JsonWebKey
+import type { PrivateKeyInput } from '../../infra/crypto/signing-keys'
 import type { SessionRecordView } from '../../infra/config/types'
 
 /**
@@ -31,7 +29,7 @@ export interface AccessTokensOptions {
   keys?: readonly AccessTokenKey[]
 }
 
-export type AccessTokenKey = KeyObject | string | JsonWebKey | { key: KeyObject | string | JsonWebKey; kid: string }
+export type AccessTokenKey = PrivateKeyInput | { key: PrivateKeyInput; kid: string }
 
 declare module '../../infra/config/types' {
   interface AuthOptions {

@@ -20,6 +20,9 @@ import { deriveKey } from './keys'
 
 export type SigningAlg = 'EdDSA' | 'ES256'
 
+/** A private key as an app gives it: a KeyObject, a PEM text, or a private JWK. */
+export type PrivateKeyInput = KeyObject | string | JsonWebKey
+
 export interface SigningKey {
   readonly alg: SigningAlg
   /** The RFC 7638 thumbprint of the public key (base64url SHA-256), or the app's own `kid`. */
