@@ -12,6 +12,7 @@ import { createHelpers, type CoreHelpers } from './core/helpers'
 import type { Feature, FeatureEnv } from './core/feature'
 import type { ProviderInfo } from './infra/config/providers'
 import { createRouter } from './core/router'
+import { createAudit } from './core/audit'
 import type { Services } from './core/services'
 import { cookieStore } from './core/session/cookie-store'
 import { databaseStore } from './core/session/database-store'
@@ -72,6 +73,12 @@ export function auth(options?: AuthOptions): AuthRouter {
   // The services and the store are made after the features (they list them, and run their session
   // hooks): a feature reaches them through this.
   const built: { svc?: Services; handleOf?: (token: string, record: SessionRecord | null) => string | null } = {}
+  const audit = createAudit({
+    sink: config.audit,
+    log: config.log,
+    handleOf: (token, record) => built.handleOf!(token, record),
+    handleOfSid: (sid, record) => handlesOfSid(handles, sid, record)[0]!,
+  })
   const env: FeatureEnv = {
     config,
     log: config.log,
@@ -81,6 +88,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     keys: (purpose) => keyRing(config.secrets, purpose),
     sessionHandle: (token, record) => built.handleOf!(token, record),
     handlesOfSid: (sid, record) => handlesOfSid(handles, sid, record),
+    audit,
     services: () => built.svc!,
   }
   const features = buildFeatures(env)
@@ -109,9 +117,17 @@ export function auth(options?: AuthOptions): AuthRouter {
     }),
     reauthKey: keyRing(config.secrets, 'reauth'),
     features,
+    audit,
   })
   built.svc = svc
-  const devices = createDevices(records, handles, state.revocations, config.session.maxLifetime)
+  const devices = createDevices(
+    records,
+    handles,
+    state.revocations,
+    config.session.maxLifetime,
+    (userId, handle, record) =>
+      audit.record({ event: 'session.revoked', userId, provider: record.provider ?? null, handle }),
+  )
   const startup: StartupHelpers = {
     ready: () => Promise.all(features.flatMap((feature) => feature.ready?.() ?? [])).then(() => undefined),
   }

@@ -3,6 +3,8 @@ export { auth, type AuthHelpers, type AuthRouter } from './auth'
 // AuthLocals types `res.locals.session` and `res.locals.sessionRecord`: `res: Response<unknown, AuthLocals>`.
 export type { AuthLocals, RequireAuthOptions, SignedInLocals } from './core/helpers'
 export type { DeviceHelpers, DeviceSession } from './core/session/devices'
+export type { AuditRecord, AuditSink } from './infra/config/audit'
+export type { AuditEvent } from './core/audit'
 export {
   oauth2,
   oidc,

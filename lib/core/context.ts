@@ -11,6 +11,7 @@ import type { Messages } from '../infra/pages/messages'
 import { errorText } from '../infra/logger'
 import type { SessionRecord } from '../infra/config/types'
 import { appRecord } from './session/shape'
+import type { AuditFacts } from './audit'
 
 /**
  * One request as a handler sees it, built by the router. A class, not an object literal: every
@@ -87,7 +88,23 @@ export class Context {
    * JSON mode (with `jsonStatus`). Every error page the package sends a user to goes through here.
    */
   redirectToError(code: string, jsonStatus = 200): void {
+    // A provider's sign-in or callback sent to the error page is a refused sign-in (docs/telemetry.md).
+    if (this.providerId !== undefined)
+      this.audit({ event: 'signin', userId: null, provider: this.providerId, failure: code })
     this.redirect(this.serviceUrl('/error', { error: code }), jsonStatus)
+  }
+
+  /**
+   * Records a security event of this request in the audit stream (./audit.ts), with its client's
+   * address and user agent; the session handle, unless given, is that of the session the request's
+   * cookie names (`record`: what it opened to). Nothing at all without an `audit` sink.
+   */
+  audit(facts: AuditFacts, record?: SessionRecord | null): void {
+    const { audit } = this.svc
+    if (!audit.on) return
+    const token = facts.handle === undefined ? this.sessionCookie().token() : null
+    const handle = facts.handle ?? (token === null ? null : audit.handleOf(token, record ?? null))
+    audit.record({ ...facts, handle }, this.req)
   }
 
   /** An absolute URL under the service: `{base}/signin?error=…`. */

@@ -10,6 +10,7 @@ import type { ServerState } from '../infra/store/types'
 import type { Context, Handler } from './context'
 import type { CsrfFailure } from './csrf-failure'
 import type { Services } from './services'
+import type { Audit } from './audit'
 import type { SessionLifecycle } from './session/lifecycle'
 import type { NewSession } from './session/manager'
 import type { HeldSignIn, SignInInput } from './sign-in/complete'
@@ -229,6 +230,8 @@ export interface FeatureEnv {
    * secret of the rotation list, the current first: what it was named before a rotation too.
    */
   readonly handlesOfSid: (sid: string, record: SessionRecord) => readonly string[]
+  /** The audit stream, for the helpers that have no request (a handler has `ctx.audit`). */
+  readonly audit: Audit
   /** The core's services, once built; a feature's handlers get them as `ctx.svc`. */
   readonly services: () => Services
 }

@@ -87,6 +87,7 @@ export function createHelpers(
       throw new TypeError('revokeSessions(userId) takes the user id of a session (SessionRecord.userId)')
     await svc.sessions.revokeAll(userId)
     svc.log('info', 'signout.everywhere', 'every session of a user was revoked by the app', svc.userForLog(userId))
+    svc.audit.record({ event: 'signout.everywhere', userId })
   }
 
   // One handler for every route: requireAuth's type parameters only describe what the route's handlers see.

@@ -89,7 +89,8 @@ async function dispatch(
     // The client asked for `{"url"}` (the NextAuth client's signIn and signOut): it gets the error
     // page's URL with the error's status, not a page it cannot read as JSON.
     if (!json || !isAuthError(error) || error.code === 'Configuration' || res.headersSent) throw error
-    ctx.redirectToError(error.code, error.status)
+    // Not redirectToError: an error thrown is no refused sign-in for the audit stream (a store outage, a rate limit).
+    ctx.redirect(ctx.serviceUrl('/error', { error: error.code }), error.status)
   }
 }
 

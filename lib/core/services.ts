@@ -8,6 +8,7 @@ import type { Limiter } from '../infra/store/types'
 import type { FlowKeys } from './sign-in/flow'
 import type { Feature } from './feature'
 import type { KeyRing } from '../infra/crypto/keys'
+import type { Audit } from './audit'
 
 /** Everything `auth()` builds once (lib/auth.ts) and the request handlers share. */
 export interface Services {
@@ -35,4 +36,6 @@ export interface Services {
    * (whether it was listed). Null for cookie sessions, which cannot be ended one by one.
    */
   readonly endSession: ((userId: string, sid: string) => Promise<boolean>) | null
+  /** The audit stream (`audit`): one record per security event, never awaited (./audit.ts). */
+  readonly audit: Audit
 }

@@ -29,6 +29,9 @@ export interface LogEvents {
   'signout.everywhere': true
   'signout.others': true
   'redis.no_error_listener': true
+  'audit.failed': true
+  'audit.recovered': true
+  'audit.dropped': true
 }
 
 export type LogEvent = keyof LogEvents

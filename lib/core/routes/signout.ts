@@ -31,6 +31,7 @@ export async function signOut(ctx: Context): Promise<void> {
     if (record && everywhere) {
       await svc.sessions.revokeAll(record.userId)
       svc.log('info', 'signout.everywhere', 'signed out of every session', svc.userForLog(record.userId))
+      ctx.audit({ event: 'signout.everywhere', userId: record.userId, provider: record.provider ?? null, handle: null })
     }
     const removed = await svc.sessions.destroy(cookie, record ?? null).then(() => true, undefinedIfUnavailable)
     if (removed !== true) {
@@ -41,6 +42,7 @@ export async function signOut(ctx: Context): Promise<void> {
       )
     }
     svc.log('info', 'signout', 'signed out', svc.userForLog(record?.userId))
+    if (record) ctx.audit({ event: 'signout', userId: record.userId, provider: record.provider ?? null }, record)
     await ctx.emit('signOut', svc.config.events.signOut, { record: record ?? null })
     const target = await ctx.callbackTarget()
     return ctx.redirect((await nextStop(ctx, record ?? null, target)) ?? target)
@@ -59,6 +61,8 @@ async function signOutOthers(ctx: Context): Promise<void> {
   if (record) {
     await svc.sessions.revokeOthers(cookie, record)
     svc.log('info', 'signout.others', 'signed out of every other session', svc.userForLog(record.userId))
+    // The session that stays is the record's handle: the others ended.
+    ctx.audit({ event: 'signout.others', userId: record.userId, provider: record.provider ?? null }, record)
   }
   ctx.redirect(await ctx.callbackTarget())
 }

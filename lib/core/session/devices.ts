@@ -68,6 +68,8 @@ export function createDevices(
   ring: KeyRing,
   revocations: Revocations,
   maxLifetime: number,
+  /** After `revokeSession` ended a session: the audit stream's record of it (lib/core/audit.ts). */
+  revoked: (userId: string, handle: string, record: SessionRecord) => void,
 ): DeviceHelpers {
   /** The store's listing: database sessions only. */
   const requireListing = () => {
@@ -117,7 +119,9 @@ export function createDevices(
       const found = (await listing.list(userId, now(), maxLifetime)).find(({ sid, record }) =>
         verifyMac(ring, handle, record.handleSid ?? sid),
       )
-      return found === undefined ? false : listing.end(userId, found.sid, found.record)
+      if (found === undefined || !(await listing.end(userId, found.sid, found.record))) return false
+      revoked(userId, handle, found.record)
+      return true
     },
   })
 }

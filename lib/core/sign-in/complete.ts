@@ -183,7 +183,15 @@ async function makeSession(
     ...(input.authTime === undefined ? {} : { authTime: input.authTime }),
     ...added,
   }
-  const whenStored = stored.length === 0 ? undefined : (sid: string | null) => everyStored(stored, event, sid)
+  // The store's id of the new session names it in the audit record (its listSessions handle).
+  const kept: { sid: string | null } = { sid: null }
+  const whenStored =
+    stored.length === 0 && !svc.audit.on
+      ? undefined
+      : (sid: string | null) => {
+          kept.sid = sid
+          return everyStored(stored, event, sid)
+        }
   // A step-up goes on with the session it proved again (a new token, the same handle).
   const record = held.reauth
     ? await svc.sessions.reauthenticate(ctx.sessionCookie(), newSession, whenStored)
@@ -202,6 +210,8 @@ async function makeSession(
     ...svc.userForLog(record.userId),
     provider: providerId,
   })
+  const handle = kept.sid === null ? null : svc.audit.handleOfSid(kept.sid, record)
+  ctx.audit({ event: 'signin', userId: record.userId, provider: providerId, handle })
   await ctx.emit('signIn', svc.config.events.signIn, { record })
   // A 302, or `{"url"}` for a client that asked for JSON (the passkey client posts with fetch).
   if (reply) await reply()

@@ -255,6 +255,7 @@ class Steps {
       provider: identity.provider,
       ...this.ctx.svc.userForLog(userId),
     })
+    this.ctx.audit({ event: 'account.linked', userId, provider: identity.provider })
     await this.runtime.emit('accountLinked', { userId, account: accountInfo(result.account) })
     return null
   }
@@ -264,6 +265,7 @@ class Steps {
       provider: this.providerId,
       ...this.ctx.svc.userForLog(user.id),
     })
+    this.ctx.audit({ event: 'user.created', userId: user.id, provider: this.providerId, handle: null })
     await this.runtime.emit('userCreated', { user, provider: this.providerId })
   }
 

@@ -1,5 +1,6 @@
 import type { Feature, WayIn } from '../../core/feature'
 import type { Services } from '../../core/services'
+import type { AuditFacts } from '../../core/audit'
 import { AuthError, ConfigurationError } from '../../infra/errors'
 import { accountInfo, type AccountsRuntime } from './runtime'
 import type { UnlinkAccountResult, User } from './store'
@@ -75,6 +76,7 @@ export async function unlinkWayIn(
   svc: Services,
   userId: string,
   accountId: string,
+  report: (facts: AuditFacts) => void = (facts) => svc.audit.record(facts),
 ): Promise<UnlinkAccountResult> {
   const elsewhere = await keptElsewhere(svc.features, userId)
   const kept = elsewhere.find((way) => way.id === accountId)
@@ -105,6 +107,12 @@ export async function unlinkWayIn(
   svc.log('info', 'account.unlinked', 'a way in was unlinked', {
     provider: unlinked.provider,
     ...svc.userForLog(userId),
+  })
+  // A passkey is a way in of its own: its removal is recorded as one.
+  report({
+    event: unlinked.type === 'webauthn' ? 'passkey.removed' : 'account.unlinked',
+    userId,
+    provider: unlinked.provider,
   })
   await runtime.emit('accountUnlinked', { userId, account: unlinked })
   return 'unlinked'
@@ -140,6 +148,7 @@ export function createAccountHelpers(runtime: AccountsRuntime | null, services: 
       // since, checks for the user only after storing it (identify.ts userStillThere).
       await svc.sessions.revokeAll(userId)
       svc.log('info', 'account.deleted', 'a user was deleted (erasure)', svc.userForLog(userId))
+      if (existed) svc.audit.record({ event: 'user.deleted', userId })
       await accounts.emit('userDeleted', { userId })
       return existed
     },

@@ -89,7 +89,7 @@ export async function unlink(ctx: Context, runtime: AccountsRuntime): Promise<vo
   if (way === undefined || accountId === null) return ctx.redirectToError('Default', 404)
   for (const feature of ctx.svc.features)
     if (feature.guardWayIn && !(await feature.guardWayIn(ctx, record, { kind: 'unlink', way }))) return
-  const result = await unlinkWayIn(runtime, ctx.svc, record.userId, accountId)
+  const result = await unlinkWayIn(runtime, ctx.svc, record.userId, accountId, (facts) => ctx.audit(facts, record))
   if (result === 'last') return ctx.redirectToError('LastSignInMethod', 409)
   if (result === 'missing') return ctx.redirectToError('Default', 404)
   ctx.redirect(await ctx.callbackTarget())

@@ -72,5 +72,6 @@ export async function announceUser(
   provider: string,
 ): Promise<void> {
   svc.log('info', 'account.created', 'a sign-up created a user', { provider, ...svc.userForLog(user.id) })
+  svc.audit.record({ event: 'user.created', userId: user.id, provider })
   await runtime.emit('userCreated', { user, provider })
 }

@@ -37,7 +37,7 @@ export const mfa: FeatureDefinition = {
     const accounts = (required.get('accounts') as AccountsFeature).runtime
     const { secondStep } = required.get('passkey') as PasskeyFeature
     const runtime = resolved && createMfaRuntime(env.config, resolved, accounts, env.state, env.keys, secondStep)
-    const helpers = mfaHelpers(runtime, () => env.config.events)
+    const helpers = mfaHelpers(runtime, () => env.config.events, env.audit)
     if (runtime === null) return { name: 'mfa', helpers }
     const post = (handler: NonNullable<NonNullable<Feature['routes']>[string]['POST']>, back: string) => ({
       POST: handler,

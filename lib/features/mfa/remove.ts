@@ -6,6 +6,7 @@ import type { MfaRuntime } from './runtime'
 import type { MfaHelpers } from './types'
 import { enroller } from './who'
 import { sendJson } from '../../infra/http/reply'
+import type { Audit, AuditFacts } from '../../core/audit'
 
 type MfaEvents = Pick<Events, 'factorRemoved'>
 
@@ -18,17 +19,21 @@ export async function removeUserFactor(
   userId: string,
   factorId: string,
   emit: (message: Parameters<NonNullable<MfaEvents['factorRemoved']>>[0]) => Promise<void>,
+  report: (facts: AuditFacts) => void,
 ): Promise<boolean> {
   const all = await runtime.accounts.call((store) => store.listFactors!(userId))
   const factor = all.find(({ id }) => id === factorId)
   if (factor === undefined || !(await runtime.accounts.call((store) => store.removeFactor!(userId, factorId))))
     return false
+  report({ event: 'factor.removed', userId })
   await emit({ userId, factor: factorInfo(factor) })
   const others = all.filter(({ id, type, enabled }) => id !== factorId && type !== 'recovery' && enabled)
   if (factor.type !== 'recovery' && others.length === 0)
     for (const codes of all.filter(({ type }) => type === 'recovery'))
-      if (await runtime.accounts.call((store) => store.removeFactor!(userId, codes.id)))
+      if (await runtime.accounts.call((store) => store.removeFactor!(userId, codes.id))) {
+        report({ event: 'factor.removed', userId })
         await emit({ userId, factor: factorInfo(codes) })
+      }
   return true
 }
 
@@ -38,8 +43,12 @@ export async function remove(ctx: Context, runtime: MfaRuntime): Promise<void> {
   if (who === null) return
   if (who.kind !== 'session') return ctx.redirectToError('Default', 404)
   const factorId = field(ctx, 'factorId', 256) ?? ''
-  const removed = await removeUserFactor(runtime, who.userId, factorId, (message) =>
-    ctx.emit('factorRemoved', ctx.svc.config.events.factorRemoved, message),
+  const removed = await removeUserFactor(
+    runtime,
+    who.userId,
+    factorId,
+    (message) => ctx.emit('factorRemoved', ctx.svc.config.events.factorRemoved, message),
+    (facts) => ctx.audit(facts),
   )
   if (!removed) return ctx.redirectToError('Default', 404)
   ctx.svc.log('info', 'mfa.removed', 'a second factor was removed', ctx.svc.userForLog(who.userId))
@@ -48,7 +57,7 @@ export async function remove(ctx: Context, runtime: MfaRuntime): Promise<void> {
 }
 
 /** `router.listFactors(userId)`, `router.removeFactor(userId, factorId)`. */
-export function mfaHelpers(runtime: MfaRuntime | null, events: () => MfaEvents): MfaHelpers {
+export function mfaHelpers(runtime: MfaRuntime | null, events: () => MfaEvents, audit: Audit): MfaHelpers {
   const need = (): MfaRuntime => {
     if (runtime === null) throw new Error('listFactors and removeFactor need the `mfa` option of auth()')
     return runtime
@@ -59,13 +68,14 @@ export function mfaHelpers(runtime: MfaRuntime | null, events: () => MfaEvents):
       return all.filter(({ enabled }) => enabled).map(factorInfo)
     },
     async removeFactor(userId: string, factorId: string) {
-      return removeUserFactor(need(), userId, factorId, async (message) => {
+      const emit = async (message: Parameters<NonNullable<MfaEvents['factorRemoved']>>[0]) => {
         try {
           await events().factorRemoved?.(message)
         } catch {
           // An app event never breaks the removal.
         }
-      })
+      }
+      return removeUserFactor(need(), userId, factorId, emit, (facts) => audit.record(facts))
     },
   }
 }

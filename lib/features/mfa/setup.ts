@@ -168,6 +168,7 @@ const isWaiting = ({ type, enabled }: StoredFactor) => type === 'totp' && !enabl
 
 async function added(ctx: Context, runtime: MfaRuntime, userId: string, factor: StoredFactor): Promise<void> {
   ctx.svc.log('info', 'mfa.enrolled', `a second factor (${factor.type}) was enrolled`, ctx.svc.userForLog(userId))
+  ctx.audit({ event: 'factor.added', userId, provider: null })
   await ctx.emit('factorAdded', ctx.svc.config.events.factorAdded, { userId, factor: factorInfo(factor) })
 }
 

@@ -75,6 +75,8 @@ export async function wrongCode(
   const error = passkeyRefused === undefined ? 'wrong' : 'passkey'
   const why = passkeyRefused === undefined ? 'a wrong second-factor code' : `a passkey refused: ${passkeyRefused}`
   ctx.svc.log('info', 'mfa.failed', why, ctx.svc.userForLog(pending.held.userId))
+  const { userId, providerId } = pending.held
+  ctx.audit({ event: 'signin', userId, provider: providerId, failure: 'CredentialsSignin' })
   const tries = pending.tries + 1
   if (tries >= PENDING_TRIES) return ended(ctx, runtime, pending, factors)
   writePending(ctx, runtime, { ...pending, tries })

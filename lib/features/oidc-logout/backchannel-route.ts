@@ -68,6 +68,8 @@ export async function backchannelLogout(ctx: Context, rt: LogoutRuntime): Promis
       provider: providerId,
       sessions: count,
     })
+  // One record per user: the request is the provider's server, its address and user agent the record's.
+  for (const userId of userIds) ctx.audit({ event: 'logout.backchannel', userId, provider: providerId, handle: null })
   await ctx.emit('backchannelLogout', svc.config.events.backchannelLogout, {
     provider: providerId,
     userIds: [...userIds],

@@ -37,7 +37,7 @@ export const passkey: FeatureDefinition<PasskeyFeature> = {
         "`url` is required with passkey(): the relying party ID of every passkey comes from it; set `url: 'https://example.com/api/auth'` or SERVICE_AUTH_URL",
       )
   },
-  build({ config, redis, sessionHandle }) {
+  build({ config, redis, sessionHandle, audit }) {
     const runtime = createPasskeyRuntime(
       config.providers,
       config.secrets,
@@ -46,7 +46,7 @@ export const passkey: FeatureDefinition<PasskeyFeature> = {
       config.base,
       sessionHandle,
     )
-    const helpers = createPasskeyHelpers(runtime)
+    const helpers = createPasskeyHelpers(runtime, audit)
     // Without a passkey() provider both routes answer 404: the script would be a gadget on the app's
     // origin (it posts a credential and a fetched CSRF token to whatever form carries its attributes).
     if (runtime === null)

@@ -2,6 +2,7 @@ import { ConfigurationError } from '../../infra/errors'
 import { hasControls } from '../../infra/logger'
 import { modelOf } from './aaguid'
 import type { PasskeyRuntime } from './runtime'
+import type { Audit } from '../../core/audit'
 
 /** A passkey as the app lists it for its user: never its key or counter. */
 export interface PasskeyInfo {
@@ -26,7 +27,7 @@ export interface PasskeyHelpers {
   deletePasskey(userId: string, passkeyId: string): Promise<boolean>
 }
 
-export function createPasskeyHelpers(runtime: PasskeyRuntime | null): PasskeyHelpers {
+export function createPasskeyHelpers(runtime: PasskeyRuntime | null, audit: Audit): PasskeyHelpers {
   const store = () => {
     if (!runtime) throw new ConfigurationError('the passkey helpers need a passkey() provider in `providers`')
     return runtime.store
@@ -60,6 +61,7 @@ export function createPasskeyHelpers(runtime: PasskeyRuntime | null): PasskeyHel
     async deletePasskey(userId: string, passkeyId: string) {
       if (!(await owned(userId, passkeyId))) return false
       await store().delete(passkeyId)
+      audit.record({ event: 'passkey.removed', userId, provider: runtime?.provider.id ?? null })
       return true
     },
   })

@@ -66,6 +66,7 @@ export async function addPasskey(
       passkeyId: result.id,
       handle: token === null ? null : runtime.sessionHandle(token, signedIn),
     }
+    ctx.audit({ event: 'passkey.added', userId: owner, provider: runtime.provider.id, handle: added.handle })
     await ctx.emit('passkeyAdded', ctx.svc.config.events.passkeyAdded, added)
     return true
   }

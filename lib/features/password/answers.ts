@@ -9,7 +9,9 @@ import type { PasswordRuntime } from './runtime'
  * to a client that asked for JSON (the v5 client, which sends `X-Auth-Return-Redirect`, also gets
  * `code=credentials`), else a 302 there (the error route sends the browser to the sign-in page).
  */
-export function credentialsRefused(ctx: Context, runtime: PasswordRuntime): void {
+export function credentialsRefused(ctx: Context, runtime: PasswordRuntime, userId: string | null): void {
+  // The audit record names the user whose password was wrong (never who was asked about, for an unknown identifier).
+  ctx.audit({ event: 'signin', userId, provider: runtime.provider.id, failure: 'CredentialsSignin' })
   const query: Record<string, string> = { error: 'CredentialsSignin', provider: runtime.provider.id }
   if (ctx.req.headers['x-auth-return-redirect'] !== undefined) query.code = 'credentials'
   const url = ctx.serviceUrl('/error', query)

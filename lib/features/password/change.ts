@@ -81,7 +81,7 @@ export async function change(ctx: Context, runtime: PasswordRuntime): Promise<vo
   const { account } = me
   if (!(await runtime.accounts.call((store) => store.setPasswordHash!(me.user.id, account.id, hash))))
     return ctx.redirectToError('Default', 404)
-  await changed(ctx, me, false)
+  await changed(ctx, runtime, me, false)
 }
 
 /** The user's first password: a new way in, linked to them. */
@@ -106,8 +106,9 @@ async function add(ctx: Context, runtime: PasswordRuntime, me: Who, password: st
     provider: runtime.provider.id,
     ...ctx.svc.userForLog(me.user.id),
   })
+  ctx.audit({ event: 'account.linked', userId: me.user.id, provider: runtime.provider.id }, me.record)
   await runtime.accounts.emit('accountLinked', { userId: me.user.id, account: accountInfo(linked.account) })
-  await changed(ctx, me, true)
+  await changed(ctx, runtime, me, true)
 }
 
 /**
@@ -162,7 +163,7 @@ async function currentMatches(
   return 'right'
 }
 
-async function changed(ctx: Context, me: Who, added: boolean): Promise<void> {
+async function changed(ctx: Context, runtime: PasswordRuntime, me: Who, added: boolean): Promise<void> {
   await ctx.svc.sessions.revokeOthers(ctx.sessionCookie(), me.record)
   ctx.svc.log(
     'info',
@@ -170,6 +171,7 @@ async function changed(ctx: Context, me: Who, added: boolean): Promise<void> {
     added ? 'a password was added' : 'a password was changed; the other sessions ended',
     ctx.svc.userForLog(me.user.id),
   )
+  ctx.audit({ event: 'password.changed', userId: me.user.id, provider: runtime.provider.id }, me.record)
   await ctx.emit('passwordChanged', ctx.svc.config.events.passwordChanged, { userId: me.user.id, added })
   const kind = added ? 'added' : 'changed'
   sendRedirect(ctx.res, ctx.serviceUrl('/password/done', { kind, callbackUrl: await ctx.callbackTarget() }))

@@ -122,6 +122,8 @@ export async function reset(ctx: Context, runtime: PasswordRuntime): Promise<voi
     'a password was reset; every session of the user ended',
     ctx.svc.userForLog(userId),
   )
+  // Every session of the user ended with the reset: the record names none.
+  ctx.audit({ event: 'password.reset', userId, provider: runtime.provider.id, handle: null })
   await ctx.emit('passwordReset', ctx.svc.config.events.passwordReset, { userId })
   const callbackUrl = typeof data?.c === 'string' ? data.c : ctx.base.origin
   sendRedirect(ctx.res, ctx.serviceUrl('/password/done', { kind: 'reset', callbackUrl }))

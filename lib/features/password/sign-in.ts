@@ -28,7 +28,7 @@ export async function passwordSignIn(ctx: Context, runtime: PasswordRuntime): Pr
       'password.signin_failed',
       'a password sign-in was refused: no identifier or password of a possible shape',
     )
-    return credentialsRefused(ctx, runtime)
+    return credentialsRefused(ctx, runtime, null)
   }
   const key = accountKey(runtime, identifier)
   const client = clientKey(ctx.req.ip)
@@ -48,7 +48,7 @@ export async function passwordSignIn(ctx: Context, runtime: PasswordRuntime): Pr
       accountHash: key,
       reason: pace === 'slowed' ? 'slowed' : account === null ? 'unknown' : 'mismatch',
     })
-    return credentialsRefused(ctx, runtime)
+    return credentialsRefused(ctx, runtime, account?.userId ?? null)
   }
   await runtime.throttle.succeeded(key, client, device)
   rememberDevice(ctx, runtime, key, device)

@@ -1,4 +1,5 @@
 import type { Log } from '../../infra/logger'
+import type { Audit } from '../../core/audit'
 import { refreshGrant } from '../oauth/refresh'
 import type { OAuthRegistry } from '../oauth/registry'
 import type { TokenRefreshMessage } from './types'
@@ -14,6 +15,8 @@ export interface ExchangeDeps {
   readonly registry: OAuthRegistry
   readonly log: Log
   readonly providerTimeout: number
+  /** A refresh refused for good is a record of the audit stream (no request: the provider refused the service). */
+  readonly audit: Audit
   readonly events: {
     tokenRefreshed?: (message: TokenRefreshMessage) => void | Promise<void>
     tokenRefreshFailed?: (message: TokenRefreshMessage & { reason: string }) => void | Promise<void>
@@ -65,6 +68,13 @@ export function notifier(deps: ExchangeDeps) {
     },
     failed(set: TokenSet, userId: string, reason: string) {
       deps.log('warn', 'tokens.refresh_failed', `provider ${set.provider}: the refresh failed for good: ${reason}`)
+      deps.audit.record({
+        event: 'tokens.refresh_refused',
+        userId: userId === '' ? null : userId,
+        provider: set.provider,
+        handle: null,
+        failure: 'RefreshAccessTokenError',
+      })
       emit('tokenRefreshFailed', deps.events.tokenRefreshFailed, {
         userId,
         provider: set.provider,

@@ -14,7 +14,7 @@ export const providerTokensFeature: FeatureDefinition<ProviderTokensFeature> = {
   name: 'provider-tokens',
   requires: ['oauth'],
   events: TOKEN_EVENTS,
-  build({ config, redis, tracked, services }, required) {
+  build({ config, redis, tracked, services, audit }, required) {
     const { registry } = required.get('oauth') as OAuthFeature
     const tokens = providerTokens({
       secrets: config.secrets,
@@ -27,6 +27,7 @@ export const providerTokensFeature: FeatureDefinition<ProviderTokensFeature> = {
       maxAge: config.session.maxAge,
       maxLifetime: config.session.maxLifetime,
       events: config.events,
+      audit,
     })
     const keeping = config.providers.flatMap((provider) =>
       registry.get(provider.id)?.provider.tokens ? [provider.id] : [],

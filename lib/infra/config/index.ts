@@ -14,6 +14,7 @@ import { notRead } from './nextauth-variables'
 import { parseHttpUrl } from '../urls/http-url'
 import { resolveLanguages, type Languages } from '../pages/languages'
 import { resolveTheme, type ResolvedTheme } from './theme'
+import { resolveAudit, type AuditSink } from './audit'
 import {
   checkFunctions,
   checkKeys,
@@ -68,6 +69,8 @@ export interface ResolvedConfig {
   /** `theme`: the built-in pages' colour scheme, colours and logo (lib/infra/config/theme.ts). */
   readonly theme: ResolvedTheme
   readonly log: Log
+  /** `audit`: given one record per security event (lib/core/audit.ts); null when unset. */
+  readonly audit: AuditSink | null
   /** The features' own options (lib/core/feature.ts `options`), as given: each feature checks its own. */
   readonly featureOptions: Readonly<Record<string, unknown>>
 }
@@ -86,6 +89,8 @@ const OPTIONS = [
   'cors',
   'trustHost',
   'logger',
+  // The audit stream's sink: lib/core/audit.ts.
+  'audit',
   'nextAuthClient',
   'bodyLimit',
   'bodyTimeout',
@@ -184,6 +189,7 @@ export function resolveConfig(
     languages: resolveLanguages(options.languages, options.language),
     theme: resolveTheme(options.theme),
     log,
+    audit: resolveAudit(options.audit),
     featureOptions: pickKeys(options, featureKeys),
   })
 }

@@ -4,6 +4,7 @@ import type { Provider } from './providers'
 import type { RedisClient } from '../store/redis'
 import type { ExpressSessionStore } from '../store/express-session-store'
 import type { RedirectCallbackParams } from '../urls/callback-url'
+import type { AuditSink } from './audit'
 
 export type { RedirectCallbackParams }
 
@@ -26,10 +27,7 @@ export interface SessionRecord {
   /** `{provider}:{account id}`, `email:{address}`, or the id the app's signIn callback chose. */
   userId: string
   user: SessionUser
-  /**
-   * Server-side data the app keeps with the session: the signIn callback's `data`, then what
-   * `callbacks.update` keeps. A provider's tokens are not kept here, but in `tokens` (`tokens: true`).
-   */
+  /** Server-side data the app keeps: the signIn callback's `data`, then what `callbacks.update` keeps (provider tokens: in `tokens`). */
   data?: Record<string, unknown>
   /** Seconds since the epoch: when the user signed in. The session never outlives `maxLifetime` after it. */
   createdAt: number
@@ -41,10 +39,7 @@ export interface SessionRecord {
   expiresAt: number
   /** The id of the provider the user signed in with (`'github'`, `'email'`); absent in sessions sealed before it was recorded. */
   provider?: string
-  /**
-   * Where the provider's tokens of this session are kept (lib/features/provider-tokens/): a reference to them in Redis,
-   * or them sealed under their own key. Never shown to the app's callbacks or the client.
-   */
+  /** Where its provider tokens are (lib/features/provider-tokens/): a Redis reference or them sealed; never shown to the app or client. */
   tokens?: string
   /** The provider's tokens could not be refreshed for good: the client session says `error: 'RefreshAccessTokenError'`. */
   tokenError?: true
@@ -244,6 +239,8 @@ export interface AuthOptions {
   trustHost?: boolean
   /** A function given every log entry, a pino logger (`pino()`: any logger with its four methods), or false for silence. Default: one line per warning or error on stderr. */
   logger?: Logger | LevelLogger | false
+  /** Given one record per security event (docs/telemetry.md, "Audit stream"); never awaited by a request. */
+  audit?: AuditSink
   /** 'v5' makes `GET /session` answer null instead of {} (the NextAuth v5 client's convention). */
   nextAuthClient?: 'v4' | 'v5'
   /** Largest accepted POST body in bytes. Default 65536. */
