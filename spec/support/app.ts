@@ -1,4 +1,4 @@
-import type { Server } from 'node:http'
+import http, { type Server } from 'node:http'
 import express, { type Express } from 'express'
 import { auth, type AuthOptions, type AuthRouter, type LogEntry } from '../../lib'
 import { freePort } from './process'
@@ -66,13 +66,26 @@ export async function serve(
   app.get('/welcome', (_req, res) => {
     res.send('welcome')
   })
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(where.port, '127.0.0.1', () => resolve(s))
-  })
+  const server = await listenOn(app, where.port)
   const close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())
     })
   return { ...where, logs, router, close }
+}
+
+/**
+ * `app` listening on 127.0.0.1:`port`; rejects when it cannot (Express 5's `listen` would call back
+ * with the error, and a spec would go on against whatever holds the port).
+ */
+export function listenOn(app: Express, port: number): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    const server = http.createServer(app)
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve(server)
+    })
+  })
 }

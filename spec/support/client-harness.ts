@@ -1,7 +1,6 @@
-import type { Server } from 'node:http'
 import express from 'express'
 import { auth, email, type AuthOptions } from '../../lib'
-import { testOptions } from './app'
+import { listenOn, testOptions } from './app'
 import { Browser } from './browser'
 import {
   loadV4Client,
@@ -118,9 +117,7 @@ export async function startEmailServiceAt(path: string, authOptions: AuthOptions
   app.get('/welcome', (_req, res) => {
     res.send('welcome')
   })
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(port, '127.0.0.1', () => resolve(s))
-  })
+  const server = await listenOn(app, port)
   const close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections()

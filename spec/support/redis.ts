@@ -447,12 +447,16 @@ export function ownRedisForFile(): () => OwnRedis {
  *
  * ioredis switches a connection into monitoring mode one tick after MONITOR's "OK": a line that
  * arrives in the same read as that "OK" finds no command waiting and is reported as an `error`
- * ("Command queue state error"), which would be thrown with no listener. Such a line was sent
- * before this promise resolves, so no command a spec runs afterwards can be lost to it.
+ * ("Command queue state error"). Its own `monitor()` rejects on such an error, so the connection is
+ * made here, its errors ignored from the start, and this resolves once it is monitoring. Such a line
+ * was sent before this promise resolves, so no command a spec runs afterwards can be lost to it.
  */
 export async function monitorCommands(client: Redis, onCommand: (args: string[]) => void): Promise<Redis> {
-  const monitor = await client.monitor()
+  const monitor = client.duplicate({ monitor: true, lazyConnect: true })
   monitor.on('error', () => undefined)
   monitor.on('monitor', (_time: string, args: string[]) => onCommand(args))
+  const monitoring = new Promise<void>((resolve) => monitor.once('monitoring', () => resolve()))
+  await monitor.connect()
+  await monitoring
   return monitor
 }

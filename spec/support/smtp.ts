@@ -96,7 +96,13 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpServer> 
     },
   })
   const port = await freePort()
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
 
   function nextMessage(timeoutMs = 5000): Promise<Mail> {
     return new Promise((resolve, reject) => {
@@ -150,7 +156,13 @@ export async function startSilentSmtp(): Promise<SilentServer> {
     socket.on('error', () => {})
   })
   const port = await freePort()
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
   return {
     port,
     url: `smtp://127.0.0.1:${port}`,

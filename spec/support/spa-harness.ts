@@ -1,11 +1,10 @@
-import type { Server } from 'node:http'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import express, { type Express, type Response } from 'express'
 import type Redis from 'ioredis'
 import { oidc } from '../../lib'
 import { requireAccessToken, type AccessTokenLocals } from '../../lib/resource'
-import { serve, type Served } from './app'
+import { listenOn, serve, type Served } from './app'
 import { startIdp, type Idp } from './idp'
 import { freePort } from './process'
 
@@ -160,9 +159,7 @@ function apiApp({
 
 /** `app` on 127.0.0.1:`port` (reached as localhost); resolves to its close. */
 async function listen(port: number, app: Express): Promise<() => Promise<void>> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(port, '127.0.0.1', () => resolve(s))
-  })
+  const server = await listenOn(app, port)
   return () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections()
