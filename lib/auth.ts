@@ -12,7 +12,8 @@ import { createHelpers, type CoreHelpers } from './core/helpers'
 import type { Feature, FeatureEnv } from './core/feature'
 import type { ProviderInfo } from './infra/config/providers'
 import { createRouter } from './core/router'
-import { createAudit } from './core/audit'
+import { createAudit, PACKAGE_VERSION } from './core/audit'
+import { createTelemetry } from './infra/telemetry'
 import type { Services } from './core/services'
 import { cookieStore } from './core/session/cookie-store'
 import { databaseStore } from './core/session/database-store'
@@ -73,8 +74,12 @@ export function auth(options?: AuthOptions): AuthRouter {
   // The services and the store are made after the features (they list them, and run their session
   // hooks): a feature reaches them through this.
   const built: { svc?: Services; handleOf?: (token: string, record: SessionRecord | null) => string | null } = {}
+  const telemetry = createTelemetry(config.secrets, PACKAGE_VERSION)
+  const providerIds: ReadonlySet<string> = new Set(config.providers.map((provider) => provider.id))
   const audit = createAudit({
     sink: config.audit,
+    telemetry,
+    providerIds,
     log: config.log,
     handleOf: (token, record) => built.handleOf!(token, record),
     handleOfSid: (sid, record) => handlesOfSid(handles, sid, record)[0]!,
@@ -89,6 +94,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     sessionHandle: (token, record) => built.handleOf!(token, record),
     handlesOfSid: (sid, record) => handlesOfSid(handles, sid, record),
     audit,
+    telemetry,
     services: () => built.svc!,
   }
   const features = buildFeatures(env)
@@ -118,6 +124,8 @@ export function auth(options?: AuthOptions): AuthRouter {
     reauthKey: keyRing(config.secrets, 'reauth'),
     features,
     audit,
+    telemetry,
+    providerIds,
   })
   built.svc = svc
   const devices = createDevices(

@@ -3,6 +3,7 @@ import type { AuditRecord, AuditSink } from '../infra/config/audit'
 import type { SessionRecord } from '../infra/config/types'
 import type { Log } from '../infra/logger'
 import { deviceOf } from './session/device-info'
+import type { Telemetry } from '../infra/telemetry'
 
 /**
  * The audit stream (`audit` on auth(), docs/telemetry.md): one record per security event, handed to
@@ -56,7 +57,10 @@ export interface AuditFacts {
 export interface Audit {
   /** Whether a sink is set: without one, callers skip any work of their own (a handle's MAC). */
   readonly on: boolean
-  /** Records one event; `req`: the request it comes from (its address and user agent). Never throws. */
+  /**
+   * Records one event; `req`: the request it comes from (its address and user agent). Never throws.
+   * Without a sink the event is only counted in the metrics (lib/core/telemetry-events.ts).
+   */
   record(facts: AuditFacts, req?: Request): void
   /** The `listSessions` handle of the session a session token names (`record`: what it opened to). */
   handleOf(token: string, record: SessionRecord | null): string | null
@@ -69,14 +73,20 @@ export interface AuditDeps {
   readonly log: Log
   readonly handleOf: Audit['handleOf']
   readonly handleOfSid: Audit['handleOfSid']
+  /** Traces and metrics (lib/infra/telemetry): every event is counted there, with or without a sink. */
+  readonly telemetry: Telemetry
+  /** The configured providers' ids: the only provider values a metric carries. */
+  readonly providerIds: ReadonlySet<string>
 }
 
-export function createAudit({ sink, log, handleOf, handleOfSid }: AuditDeps): Audit {
-  if (sink === null) return Object.freeze({ on: false, record: () => undefined, handleOf, handleOfSid })
+export function createAudit({ sink, log, handleOf, handleOfSid, telemetry, providerIds }: AuditDeps): Audit {
+  const count = (facts: AuditFacts) => countEvent(telemetry, providerIds, facts)
+  if (sink === null) return Object.freeze({ on: false, record: count, handleOf, handleOfSid })
   const send = sender(sink, log)
   return Object.freeze({
     on: true,
     record(facts: AuditFacts, req?: Request) {
+      count(facts)
       send(auditRecord(facts, req))
     },
     handleOf,
@@ -166,4 +176,28 @@ function kindOf(error: unknown): string {
 /** A valid address for OCSF's `ip`: an IPv6 client's /64 (`2001:db8:1:2::/64`) as its first address. */
 function addressOf(address: string | null): string | null {
   return address !== null && address.endsWith('/64') ? address.slice(0, -3) : address
+}
+
+/** The events that end sessions before their time: `auth.revocations`, by kind. */
+const REVOCATIONS: ReadonlySet<AuditEvent> = new Set<AuditEvent>([
+  'signout.everywhere',
+  'signout.others',
+  'session.revoked',
+  'logout.backchannel',
+  'user.deleted',
+])
+
+/**
+ * The metrics a security event makes (docs/telemetry.md, "Metrics"): a sign-in that ended
+ * (`auth.signin.attempts`, by provider and outcome), a refused refresh, a revocation. A provider
+ * is named only when the configuration has it (a request's path could name anything).
+ */
+export function countEvent(telemetry: Telemetry, providerIds: ReadonlySet<string>, facts: AuditFacts): void {
+  const provider = facts.provider && providerIds.has(facts.provider) ? facts.provider : 'unknown'
+  if (facts.event === 'signin') {
+    const outcome = facts.failure === undefined ? 'success' : 'failure'
+    telemetry.add('auth.signin.attempts', { 'auth.provider': provider, 'auth.outcome': outcome })
+  } else if (REVOCATIONS.has(facts.event)) {
+    telemetry.add('auth.revocations', { 'auth.revocation.kind': facts.event })
+  }
 }

@@ -12,6 +12,7 @@ import { errorText } from '../infra/logger'
 import type { SessionRecord } from '../infra/config/types'
 import { appRecord } from './session/shape'
 import type { AuditFacts } from './audit'
+import type { RouteSpan } from '../infra/telemetry'
 
 /**
  * One request as a handler sees it, built by the router. A class, not an object literal: every
@@ -20,6 +21,8 @@ import type { AuditFacts } from './audit'
  */
 export class Context {
   private parsedQuery: URLSearchParams | undefined = undefined
+  /** This request's span (lib/infra/telemetry), set by the router; null while no tracer provider is registered. */
+  span: RouteSpan | null = null
 
   constructor(
     readonly req: Request,
@@ -101,7 +104,8 @@ export class Context {
    */
   audit(facts: AuditFacts, record?: SessionRecord | null): void {
     const { audit } = this.svc
-    if (!audit.on) return
+    if (facts.event === 'signin') this.span?.outcome(facts.failure === undefined ? 'success' : 'failure', facts.failure)
+    if (!audit.on) return audit.record(facts)
     const token = facts.handle === undefined ? this.sessionCookie().token() : null
     const handle = facts.handle ?? (token === null ? null : audit.handleOf(token, record ?? null))
     audit.record({ ...facts, handle }, this.req)

@@ -14,6 +14,7 @@ import type { Audit } from './audit'
 import type { SessionLifecycle } from './session/lifecycle'
 import type { NewSession } from './session/manager'
 import type { HeldSignIn, SignInInput } from './sign-in/complete'
+import type { Telemetry } from '../infra/telemetry'
 
 /**
  * The internal contract between the core and a feature (lib/features/<name>/): everything a feature
@@ -232,6 +233,8 @@ export interface FeatureEnv {
   readonly handlesOfSid: (sid: string, record: SessionRecord) => readonly string[]
   /** The audit stream, for the helpers that have no request (a handler has `ctx.audit`). */
   readonly audit: Audit
+  /** Traces and metrics (lib/infra/telemetry): child spans of outgoing calls, the features' counters. */
+  readonly telemetry: Telemetry
   /** The core's services, once built; a feature's handlers get them as `ctx.svc`. */
   readonly services: () => Services
 }

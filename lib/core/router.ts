@@ -14,7 +14,8 @@ import { Context } from './context'
 import type { Services } from './services'
 import { invalidCsrf, type CsrfFailure } from './csrf-failure'
 import type { Feature, Route } from './feature'
-import { routeTable, type RouteTable } from './route-table'
+import { routeTable, type Found, type RouteTable } from './route-table'
+import type { RouteSpan } from '../infra/telemetry'
 
 const JSON_MODE_HEADER = 'x-auth-return-redirect'
 
@@ -57,6 +58,35 @@ async function dispatch(
   checkSetup(req)
   const found = table(trimSlashes(path))
   if (!found) throw new AuthError('NotFound', 'no such route')
+  const span = svc.telemetry.route(spanName(found.key), {
+    'http.route': `${basePath}/${found.key}`,
+    'http.request.method': req.method === 'HEAD' ? 'GET' : req.method,
+    ...(found.providerId && svc.providerIds.has(found.providerId) ? { 'auth.provider': found.providerId } : {}),
+  })
+  if (span === null) return dispatchRoute(svc, found, cors, req, res, null)
+  try {
+    await span.run(() => dispatchRoute(svc, found, cors, req, res, span))
+    span.end(res.statusCode)
+  } catch (error) {
+    span.end(isAuthError(error) ? error.status : 500, error)
+    throw error
+  }
+}
+
+/** A route's span (lib/infra/telemetry): `auth.session`, `auth.callback`, `auth.mfa.verify`, … */
+function spanName(key: string): string {
+  return `auth.${key.replace('/:provider', '').replaceAll('/', '.')}`
+}
+
+/** The route `found`'s policy and handler (./feature.ts `Route`), with `span` its request's span. */
+async function dispatchRoute(
+  svc: Services,
+  found: Found,
+  cors: CorsPolicy | null,
+  req: Request,
+  res: Response,
+  span: RouteSpan | null,
+): Promise<void> {
   const { key, route, providerId } = found
   const method = req.method === 'HEAD' ? 'GET' : req.method
   // CORS only where a route says so, and only with `cors` set: unset, this costs one comparison.
@@ -80,6 +110,7 @@ async function dispatch(
   const body = method === 'POST' && !ownBody ? await readBody(req, limit, svc.config.bodyTimeout) : {}
   const json = body.json === 'true' || body.json === true || req.headers[JSON_MODE_HEADER] === '1'
   const ctx = new Context(req, res, svc, base, cookieSet, readCookies(req), providerId, body, json)
+  ctx.span = span
   try {
     const refusal = policyRefusal(ctx, key, route, method, trusted)
     if (refusal) return await refusal(ctx)
@@ -181,6 +212,7 @@ function counted(ctx: Context, limit: 'all' | 'flow', method: string): boolean {
 async function countRequest(ctx: Context): Promise<void> {
   const wait = await ctx.svc.requestLimiter.consume(clientKey(ctx.req.ip))
   if (wait === null) return
+  ctx.svc.telemetry.add('auth.ratelimit.refusals', { 'auth.limit': 'requests' })
   ctx.svc.log('debug', 'request.rate_limited', 'a client made too many sign-in requests', { retryAfter: wait })
   ctx.res.setHeader('Retry-After', String(wait))
   throw new AuthError('TooManyRequests', 'too many sign-in requests from this client')

@@ -9,6 +9,7 @@ import type { FlowKeys } from './sign-in/flow'
 import type { Feature } from './feature'
 import type { KeyRing } from '../infra/crypto/keys'
 import type { Audit } from './audit'
+import type { Telemetry } from '../infra/telemetry'
 
 /** Everything `auth()` builds once (lib/auth.ts) and the request handlers share. */
 export interface Services {
@@ -38,4 +39,8 @@ export interface Services {
   readonly endSession: ((userId: string, sid: string) => Promise<boolean>) | null
   /** The audit stream (`audit`): one record per security event, never awaited (./audit.ts). */
   readonly audit: Audit
+  /** Traces and metrics through @opentelemetry/api, when the app has it (lib/infra/telemetry). */
+  readonly telemetry: Telemetry
+  /** The configured providers' ids: the only provider values telemetry carries. */
+  readonly providerIds: ReadonlySet<string>
 }

@@ -7,6 +7,9 @@ import { Browser } from '../support/browser'
 import { configError } from '../support/config-error'
 import { signInByEmail, startPasskeyService, type PasskeyService } from '../support/passkey-harness'
 import { auditLog } from '../support/audit'
+import { NO_TELEMETRY } from '../../lib/infra/telemetry'
+
+const NO_METRICS = { telemetry: NO_TELEMETRY, providerIds: new Set<string>() }
 
 /**
  * The audit sink is the app's code, and the service never waits for it: a sink that throws or
@@ -106,6 +109,7 @@ describe('a sink that never answers', () => {
       const logs: Array<[string, string, string]> = []
       const answers: Array<() => void> = []
       const audit = createAudit({
+        ...NO_METRICS,
         sink: () => new Promise<void>((resolve) => void answers.push(resolve)),
         log: (level, event, message) => void logs.push([level, event, message]),
         handleOf: () => null,
@@ -123,6 +127,7 @@ describe('a sink that never answers', () => {
       for (let i = 0; i < 3; i++) await tick()
       expect(answers).toHaveLength(MAX_PENDING + 1)
       const throwing = createAudit({
+        ...NO_METRICS,
         sink: () => {
           throw new Error('no')
         },

@@ -28,6 +28,7 @@ export type KeyPurpose =
   | 'access-token-eddsa'
   | 'access-token-es256'
   | 'access-token-sid'
+  | 'telemetry-user'
 
 const SALT = 'express-auth-service'
 

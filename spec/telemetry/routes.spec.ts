@@ -1,0 +1,72 @@
+import { serve, type Served } from '../support/app'
+import { Browser } from '../support/browser'
+import { startIdp, type Idp } from '../support/idp'
+import { freeSite } from '../support/app'
+import { oidc } from '../../lib'
+import { registerTelemetry, type RegisteredTelemetry } from '../support/telemetry'
+
+// A span per route and the sign-in metric, with the SDK registered after auth() (as an app that
+// sets it up late would): an OIDC sign-in against the real IdP, GET /session, a refused sign-in.
+jest.setTimeout(60_000)
+
+let otel: RegisteredTelemetry
+let idp: Idp
+let served: Served
+
+beforeAll(async () => {
+  const site = await freeSite()
+  idp = await startIdp({
+    clients: [
+      {
+        client_id: 'app',
+        client_secret: 'client-secret-123',
+        redirect_uris: [`${site.base}/callback/idp`],
+        token_endpoint_auth_method: 'client_secret_post',
+      },
+    ],
+  })
+  served = await serve(
+    { providers: [oidc({ id: 'idp', issuer: idp.issuer, clientId: 'app', clientSecret: 'client-secret-123' })] },
+    { site },
+  )
+  otel = registerTelemetry()
+})
+
+afterAll(async () => {
+  await otel?.stop()
+  await served?.close()
+  await idp?.stop()
+})
+
+it('an OIDC sign-in: auth.signin and auth.callback spans with their route, provider and outcome; one success counted', async () => {
+  const browser = new Browser(served)
+  const res = await browser.signIn('idp')
+  expect(res.status).toBe(302)
+  const [signin] = otel.named('auth.signin')
+  expect(signin?.attributes).toMatchObject({ 'http.route': '/api/auth/signin/:provider', 'auth.provider': 'idp' })
+  const [callback] = otel.named('auth.callback')
+  expect(callback?.attributes).toMatchObject({
+    'http.route': '/api/auth/callback/:provider',
+    'auth.provider': 'idp',
+    'auth.outcome': 'success',
+    'http.response.status_code': 302,
+  })
+  expect(await otel.points('auth.signin.attempts')).toEqual([
+    { attributes: { 'auth.provider': 'idp', 'auth.outcome': 'success' }, value: 1 },
+  ])
+  expect(await browser.session()).toHaveProperty('user')
+  expect(otel.named('auth.session').at(-1)?.attributes).toMatchObject({
+    'http.route': '/api/auth/session',
+    'auth.outcome': 'success',
+  })
+})
+
+it('a provider id nobody configured is never a label: the span has no provider, the metric says unknown', async () => {
+  otel.reset()
+  const browser = new Browser(served)
+  const res = await browser.jar.fetch(`${served.base}/callback/made-up-${Date.now()}?code=x&state=y`)
+  expect(res.status).toBeGreaterThanOrEqual(300)
+  const [callback] = otel.named('auth.callback')
+  expect(callback?.attributes['auth.provider']).toBeUndefined()
+  expect(callback?.attributes['auth.outcome']).not.toBe('success')
+})
