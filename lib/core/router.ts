@@ -117,10 +117,14 @@ async function dispatchRoute(
     if (route.rateLimit && counted(ctx, route.rateLimit, method)) await countRequest(ctx)
     await handler(ctx)
   } catch (error) {
+    // A provider's sign-in or callback that threw (a rate limit, a store outage, a refusal mid-way)
+    // is a sign-in that failed, as one sent to the error page is (Context.redirectToError).
+    if (providerId !== undefined && isAuthError(error) && !res.headersSent)
+      ctx.audit({ event: 'signin', userId: null, provider: providerId, failure: error.code })
     // The client asked for `{"url"}` (the NextAuth client's signIn and signOut): it gets the error
     // page's URL with the error's status, not a page it cannot read as JSON.
     if (!json || !isAuthError(error) || error.code === 'Configuration' || res.headersSent) throw error
-    // Not redirectToError: an error thrown is no refused sign-in for the audit stream (a store outage, a rate limit).
+    // Not redirectToError: the failure is recorded above, once.
     ctx.redirect(ctx.serviceUrl('/error', { error: error.code }), error.status)
   }
 }

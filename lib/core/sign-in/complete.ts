@@ -90,8 +90,11 @@ export async function completeSignIn(ctx: Context, input: SignInInput): Promise<
   // Copies: the app's callback cannot change which provider and user the sign-in goes on with.
   const decision = await askSignIn(ctx, { user: { ...user }, account: { ...account }, ...(profile ? { profile } : {}) })
   if (decision.kind === 'deny') return ctx.redirectToError(decision.code)
-  if (decision.kind === 'redirect')
+  if (decision.kind === 'redirect') {
+    // The app's callback turned the sign-in away to a page of its own: refused all the same.
+    ctx.audit({ event: 'signin', userId: null, provider: providerId, failure: 'AccessDenied' })
     return ctx.redirect(safeCallbackUrl(decision.url, ctx.base, svc.config.redirectOrigins))
+  }
 
   // A step-up's sign-in (./reauth.ts) is the signed-in user's own, or nobody's: known before any
   // feature acts on the identity (accounts would make a user of a new one).
