@@ -1,6 +1,6 @@
 import { Browser } from '../support/browser'
 import { auditLog, expected } from '../support/audit'
-import { GOOD, linkIn, formTo, passwordSignIn, submit } from '../password/password-harness'
+import { GOOD, linkIn, formTo, passwordSignIn, signUp, submit } from '../password/password-harness'
 import { codeOf, enrolledUser, newAddress, post, startMfaService, stopAll } from '../mfa/mfa-harness'
 
 /**
@@ -99,5 +99,46 @@ describe('the audit stream of an account', () => {
     for (const secret of [...secrets, ...cookies, link.searchParams.get('token') ?? '']) {
       if (secret.length >= 6) expect(json).not.toContain(secret)
     }
+  })
+
+  it('records a refused password change and a refused reset link as Failures, naming nobody for a link', async () => {
+    const log = auditLog()
+    // No second factor: a change asks for the current password alone.
+    const service = await startMfaService(undefined, { options: { audit: log.sink } })
+    const address = newAddress()
+    const browser = new Browser(service)
+    expect((await signUp(service, browser, address, GOOD)).status).toBe(302)
+    const userId = (await service.record(browser))!.userId
+    log.records.length = 0
+    const refused = await submit(browser, service.base, '/password/change', {
+      csrfToken: await browser.csrfToken(),
+      callbackUrl: '/welcome',
+      newPassword: NEW,
+      currentPassword: `${GOOD}?`,
+    })
+    expect(refused.status).toBe(400)
+    const change = { class_uid: 3001 as const, status: 'Failure' as const, ip: '127.0.0.1', handle: null }
+    expect(await log.of('password.changed')).toMatchObject([
+      expected({ ...change, activity_id: 3, activity_name: 'Password Change', userId, detail: 'CredentialsSignin' }),
+    ])
+
+    const forgot = await submit(browser, service.base, '/password/forgot', {
+      email: address,
+      csrfToken: await browser.csrfToken(),
+      callbackUrl: '/welcome',
+    })
+    expect(forgot.status).toBe(302)
+    const link = linkIn(await service.smtp.nextMessage(), service.base, '/password/reset')
+    const form = formTo(
+      await (await browser.jar.fetch(link, {}, { crossSite: true })).text(),
+      service.base,
+      '/password/reset',
+    )
+    const forged = { ...form.fields, token: `${form.fields.token ?? ''}x`, password: RESET }
+    expect((await submit(browser, service.base, '/password/reset', forged)).status).toBe(302)
+    expect(await log.of('password.reset')).toMatchObject([
+      expected({ ...change, activity_id: 4, activity_name: 'Password Reset', userId: null, detail: 'Verification' }),
+    ])
+    expect(JSON.stringify(log.records)).not.toContain(address)
   })
 })

@@ -73,7 +73,11 @@ export async function change(ctx: Context, runtime: PasswordRuntime): Promise<vo
   // must not change it. Only a first password (below) rests on a recent sign-in alone.
   const judged = current === '' ? 'wrong' : await currentMatches(ctx, runtime, me.account, normalizePassword(current))
   if (judged === 'busy') return hashingBusy(ctx)
-  if (judged === 'wrong') return showForm(ctx, runtime, me, 400, { wrongCurrent: true })
+  if (judged === 'wrong') {
+    const failure = { event: 'password.changed', userId: me.user.id, failure: 'CredentialsSignin' } as const
+    ctx.audit({ ...failure, provider: runtime.provider.id }, me.record)
+    return showForm(ctx, runtime, me, 400, { wrongCurrent: true })
+  }
   const check = await runtime.policy.check(password, { identifier: me.account.subject })
   if (!check.ok) return showForm(ctx, runtime, me, 400, { reasons: check.reasons })
   const hash = await runtime.gate.run(() => runtime.hashing.hash(password))
@@ -136,6 +140,10 @@ export async function guardUnlink(
     'password.unlink_refused',
     'unlinking a password was refused: the current password was wrong or missing',
     ctx.svc.userForLog(record.userId),
+  )
+  ctx.audit(
+    { event: 'account.unlinked', userId: record.userId, provider: runtime.provider.id, failure: 'AccessDenied' },
+    record,
   )
   ctx.redirectToError('AccessDenied', 403)
   return false

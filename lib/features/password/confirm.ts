@@ -116,11 +116,13 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
   })
 }
 
-export function refuse(ctx: Context): void {
+export function refuse(ctx: Context, event: 'user.created' | 'password.reset' = 'user.created'): void {
   ctx.svc.log(
     'warn',
     'password.link_refused',
     'a password link was refused: unknown, expired, already used, or for another address',
   )
+  // Whose link it was is not known (nor told): the record names nobody.
+  ctx.audit({ event, userId: null, failure: 'Verification' })
   ctx.redirectToError('Verification')
 }

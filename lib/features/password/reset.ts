@@ -66,7 +66,7 @@ async function quietly(ctx: Context, runtime: PasswordRuntime, started: number):
 /** `GET /password/reset`, the mail's link: the form for the new password. It spends nothing. */
 export async function resetPage(ctx: Context, runtime: PasswordRuntime): Promise<void> {
   const values = linkValues(ctx)
-  if (!values.token || emailIdentifier(values.email, undefined) === null) return refuse(ctx)
+  if (!values.token || emailIdentifier(values.email, undefined) === null) return refuse(ctx, 'password.reset')
   await showResetForm(ctx, runtime, 200, values, undefined)
 }
 
@@ -79,11 +79,11 @@ export async function resetPage(ctx: Context, runtime: PasswordRuntime): Promise
  */
 export async function reset(ctx: Context, runtime: PasswordRuntime): Promise<void> {
   const values = linkValues(ctx)
-  if (!values.token || !values.email) return refuse(ctx)
+  if (!values.token || !values.email) return refuse(ctx, 'password.reset')
   const data = await spendLink(runtime, 'reset', values.token, values.email)
   const userId = data?.uid
   const accountId = data?.aid
-  if (data === null || typeof userId !== 'string' || typeof accountId !== 'string') return refuse(ctx)
+  if (data === null || typeof userId !== 'string' || typeof accountId !== 'string') return refuse(ctx, 'password.reset')
   const { e, ...kept } = data
   const keep = async () => {
     if (typeof e === 'number') await restoreLink(runtime, 'reset', values.token, values.email, kept, e)
@@ -103,9 +103,10 @@ export async function reset(ctx: Context, runtime: PasswordRuntime): Promise<voi
   const current = (await runtime.accounts.call((store) => store.listAccounts(userId))).find(
     ({ id }) => id === accountId,
   )
-  if (current === undefined || data?.s !== passwordStamp(runtime, current.passwordHash)) return refuse(ctx)
+  if (current === undefined || data?.s !== passwordStamp(runtime, current.passwordHash))
+    return refuse(ctx, 'password.reset')
   const set = await runtime.accounts.call((store) => store.setPasswordHash!(userId, accountId, hash))
-  if (!set) return refuse(ctx)
+  if (!set) return refuse(ctx, 'password.reset')
   await ctx.svc.sessions.revokeAll(userId)
   const account = (await runtime.accounts.call((store) => store.listAccounts(userId))).find(
     ({ id }) => id === accountId,
