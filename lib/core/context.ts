@@ -100,11 +100,16 @@ export class Context {
   /**
    * Records a security event of this request in the audit stream (./audit.ts), with its client's
    * address and user agent; the session handle, unless given, is that of the session the request's
-   * cookie names (`record`: what it opened to). Nothing at all without an `audit` sink.
+   * cookie names (`record`: what it opened to). Without an `audit` sink only the metrics count it.
    */
   audit(facts: AuditFacts, record?: SessionRecord | null): void {
     const { audit } = this.svc
-    if (facts.event === 'signin') this.span?.outcome(facts.failure === undefined ? 'success' : 'failure', facts.failure)
+    if (this.span !== null) {
+      if (facts.event === 'signin')
+        this.span.outcome(facts.failure === undefined ? 'success' : 'failure', facts.failure)
+      // The user by a keyed hash (lib/infra/telemetry), never by id: a trace can be found by it.
+      if (facts.userId !== null) this.span.setAttribute('enduser.pseudo.id', this.svc.telemetry.userRef(facts.userId))
+    }
     if (!audit.on) return audit.record(facts)
     const token = facts.handle === undefined ? this.sessionCookie().token() : null
     const handle = facts.handle ?? (token === null ? null : audit.handleOf(token, record ?? null))

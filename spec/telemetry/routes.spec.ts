@@ -51,6 +51,10 @@ it('an OIDC sign-in: auth.signin and auth.callback spans with their route, provi
     'auth.outcome': 'success',
     'http.response.status_code': 302,
   })
+  // The user by a keyed hash only: stable, and not the id.
+  const userRef = callback?.attributes['enduser.pseudo.id']
+  expect(userRef).toMatch(/^[\w-]{22}$/)
+  expect(JSON.stringify(otel.spans().map((span) => span.attributes))).not.toContain('alice')
   expect(await otel.points('auth.signin.attempts')).toEqual([
     { attributes: { 'auth.provider': 'idp', 'auth.outcome': 'success' }, value: 1 },
   ])
