@@ -58,11 +58,14 @@ async function dispatch(
   checkSetup(req)
   const found = table(trimSlashes(path))
   if (!found) throw new AuthError('NotFound', 'no such route')
-  const span = svc.telemetry.route(spanName(found.key), {
-    'http.route': `${basePath}/${found.key}`,
-    'http.request.method': req.method === 'HEAD' ? 'GET' : req.method,
-    ...(found.providerId && svc.providerIds.has(found.providerId) ? { 'auth.provider': found.providerId } : {}),
-  })
+  const span = svc.telemetry.route(() => ({
+    name: spanName(found.key),
+    attributes: {
+      'http.route': `${basePath}/${found.key}`,
+      'http.request.method': req.method === 'HEAD' ? 'GET' : req.method,
+      ...(found.providerId && svc.providerIds.has(found.providerId) ? { 'auth.provider': found.providerId } : {}),
+    },
+  }))
   if (span === null) return dispatchRoute(svc, found, cors, req, res, null)
   try {
     await span.run(() => dispatchRoute(svc, found, cors, req, res, span))

@@ -19,8 +19,11 @@ export type { CounterName, GaugeName, HistogramName } from './instruments'
  * id, address, token or code.
  */
 export interface Telemetry {
-  /** The span of one request to a route, or null when no tracer provider is registered. */
-  route(name: string, attributes: Attributes): RouteSpan | null
+  /**
+   * The span of one request to a route, or null when no tracer provider is registered (then
+   * `describe`, its name and attributes, is never called: nothing is built per request).
+   */
+  route(describe: () => { name: string; attributes: Attributes }): RouteSpan | null
   /** `work` in a child span of the active one (an outgoing call, a store call); errors recorded with their code. */
   span<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T>
   add(counter: CounterName, attributes?: Attributes, value?: number): void
@@ -59,9 +62,11 @@ export function createTelemetry(secrets: readonly string[], version: string, api
   const tracing = tracerOf(api, version)
   const meter = meterOf(api, version)
   return Object.freeze({
-    route(name: string, attributes: Attributes) {
+    route(describe) {
       const tracer = tracing()
-      return tracer && routeSpan(api, tracer.startSpan(name, { kind: api.SpanKind.SERVER, attributes }))
+      if (tracer === null) return null
+      const { name, attributes } = describe()
+      return routeSpan(api, tracer.startSpan(name, { kind: api.SpanKind.SERVER, attributes }))
     },
     span<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
       const tracer = tracing()
