@@ -20,6 +20,7 @@ import { databaseStore } from './core/session/database-store'
 import { createDevices, handleOfToken, handlesOfSid, type DeviceHelpers } from './core/session/devices'
 import { createSessionManager } from './core/session/manager'
 import { REPLY_CACHE_LIMITS } from './core/session/reply-cache'
+import { observeCaches, sessionChecks } from './core/session/telemetry'
 import type { RecordStore } from './core/session/record-store'
 import { guarded } from './infra/store/guarded'
 import { storeHealth } from './infra/store/health'
@@ -109,6 +110,7 @@ export function auth(options?: AuthOptions): AuthRouter {
       replies: REPLY_CACHE_LIMITS,
       // The app's code runs on every request: the record is reused, never the answer.
       perRequest: Boolean(config.callbacks.session || config.events.session),
+      checks: sessionChecks(telemetry),
     }),
     log: config.log,
     userForLog: userForLogOf(features),
@@ -128,6 +130,7 @@ export function auth(options?: AuthOptions): AuthRouter {
     providerIds,
   })
   built.svc = svc
+  observeCaches(telemetry, svc.sessions.cache, server.tracking?.stats ?? null)
   const devices = createDevices(
     records,
     handles,
@@ -197,8 +200,11 @@ function serverState(config: ResolvedConfig): {
   state: ServerState
   redis: RedisRunner | null
   tracked: TrackedReads | null
+  /** Redis tracking, whatever it tracks (database sessions, revocation times). */
+  tracking: TrackedReads | null
 } {
-  if (!config.redis) return { state: memoryState(config.session.maxLifetime), redis: null, tracked: null }
+  if (!config.redis)
+    return { state: memoryState(config.session.maxLifetime), redis: null, tracked: null, tracking: null }
   const { client, prefix } = config.redis
   warnWithoutErrorListener(client, config.log)
   const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'))
@@ -214,7 +220,7 @@ function serverState(config: ResolvedConfig): {
   const tracked =
     prefixes.length === 0 ? null : client.isCluster ? clusterTracking(redis, prefixes) : redisTracking(redis, prefixes)
   const state = redisState(redis, config.session, ownStore ? tracked : null, revocationDelay > 0 ? tracked : null)
-  return { state, redis, tracked: ownStore ? tracked : null }
+  return { state, redis, tracked: ownStore ? tracked : null, tracking: tracked }
 }
 
 /**

@@ -7,6 +7,7 @@ import { revocableSince } from './record'
 import type { OpenedRecord, RecordStore } from './record-store'
 import type { SessionTransport } from './transport'
 import { reauthenticate } from './reauthenticate'
+import { NO_CHECKS, type SessionChecks } from './telemetry'
 import {
   nowSeconds,
   writeSession,
@@ -83,16 +84,27 @@ export interface SessionManager extends Omit<RememberedSessions, 'forget'> {
 export interface ManagerOptions extends ReuseOptions {
   /** The features' hooks, run on every end and renewal of a session the manager makes (./lifecycle.ts). */
   readonly lifecycles?: readonly SessionLifecycle[]
+  /** Where each check's result is counted (`present`, `recall`, `recallRecord`, `open`): telemetry's. */
+  readonly checks?: SessionChecks
 }
 
-/** The valid record of the transport's token, with how long it may be reused, or null. */
-async function openSession({ records, timing, revocations }: Parts, transport: SessionTransport) {
+/** The valid record of the transport's token, with how long it may be reused, or null; counted in `checks`. */
+async function openSession(
+  { records, timing, revocations }: Parts,
+  transport: SessionTransport,
+  checks: SessionChecks,
+): Promise<OpenedRecord | null> {
   const token = transport.token()
-  if (token === null) return null
-  const opened = await records.read(token, nowSeconds(), timing.maxLifetime)
-  if (opened === null) return null
+  const opened = token === null ? null : await records.read(token, nowSeconds(), timing.maxLifetime)
   // Signed in before the user's sessions were revoked (sign-out everywhere): over, wherever it is kept.
-  return revocableSince(opened.record) >= (await revocations.before(opened.record.userId)) ? opened : null
+  if (opened === null || revocableSince(opened.record) < (await revocations.before(opened.record.userId))) {
+    checks.none()
+    return null
+  }
+  // Reused only when not read through I/O (the cookie itself, records held current in memory).
+  if (opened.reuse === 'never') checks.miss()
+  else checks.hit()
+  return opened
 }
 
 /** Writes a new session, signed in now (the client's previous one, if any, is the caller's). */
@@ -183,10 +195,20 @@ export function createSessionManager(
 ): SessionManager {
   const parts: Parts = { records, timing, revocations, hooks: sessionHooks(options.lifecycles ?? []) }
   const remembered = rememberedSessions(timing, revocations, options)
-  const open = (transport: SessionTransport) => openSession(parts, transport)
+  const checks = options.checks ?? NO_CHECKS
+  const open = (transport: SessionTransport) => openSession(parts, transport, checks)
+  // A hit of the reply cache is a check; a miss goes on to `open`, which counts it.
+  const hitIf = <T>(found: T | null) => {
+    if (found !== null) checks.hit()
+    return found
+  }
 
   const manager: SessionManager = Object.freeze({
-    present: (transport: SessionTransport) => transport.present(),
+    present(transport: SessionTransport) {
+      if (transport.present()) return true
+      checks.none()
+      return false
+    },
 
     open,
 
@@ -254,10 +276,11 @@ export function createSessionManager(
       transport.clear()
     },
 
-    recall: remembered.recall,
+    recall: (transport: SessionTransport) => hitIf(remembered.recall(transport)),
     remember: remembered.remember,
-    recallRecord: remembered.recallRecord,
+    recallRecord: (transport: SessionTransport) => hitIf(remembered.recallRecord(transport)),
     rememberRecord: remembered.rememberRecord,
+    cache: remembered.cache,
   })
   return manager
 }

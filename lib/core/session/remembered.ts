@@ -47,6 +47,8 @@ export interface RememberedSessions {
   readonly rememberRecord: (transport: SessionTransport, opened: OpenedRecord) => void
   /** Forgets what was remembered for a token (signed out with). */
   readonly forget: (token: string) => void
+  /** The reply cache's size and counts, for telemetry's gauges (null: nothing is reused). */
+  readonly cache: Pick<ReplyCache, 'size' | 'counts'> | null
 }
 
 /**
@@ -97,5 +99,6 @@ export function rememberedSessions(
     forget(token: string) {
       cache?.delete(token)
     },
+    cache,
   })
 }

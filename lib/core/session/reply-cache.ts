@@ -21,6 +21,14 @@ export interface ReplyCache {
   set(token: string, record: SessionRecord, reply: string, current?: () => boolean): void
   delete(token: string): void
   readonly size: number
+  /** Calls of `get` and the replies it gave since the counts were last read and reset (telemetry). */
+  readonly counts: CacheCounts
+}
+
+/** A cache's look-ups and hits, plain integers bumped in place (no allocation per request). */
+export interface CacheCounts {
+  lookups: number
+  hits: number
 }
 
 export interface ReplyCacheLimits {
@@ -55,19 +63,26 @@ export function replyCache(timing: { updateAge: number; maxLifetime: number }, l
     // A reply with non-Latin-1 characters takes two bytes a character.
     (entry, token) => token.length + 2 * entry.reply.length + ENTRY_OVERHEAD,
   )
+  const counts: CacheCounts = { lookups: 0, hits: 0 }
+  function lookup(token: string, now: number, revokedBefore: (userId: string) => number | undefined) {
+    const entry = entries.get(token)
+    if (entry === undefined) return null
+    if (now >= entry.endsAt || (entry.current !== undefined && !entry.current())) {
+      entries.delete(token)
+      return null
+    }
+    if (now >= entry.renewAt) return null
+    // Unknown without I/O (another instance's revocations, not read within the revocation delay):
+    // the slow path asks the store.
+    const before = revokedBefore(entry.userId)
+    return before !== undefined && entry.since >= before ? entry.reply : null
+  }
   return {
     get(token, now, revokedBefore) {
-      const entry = entries.get(token)
-      if (entry === undefined) return null
-      if (now >= entry.endsAt || (entry.current !== undefined && !entry.current())) {
-        entries.delete(token)
-        return null
-      }
-      if (now >= entry.renewAt) return null
-      // Unknown without I/O (another instance's revocations, not read within the revocation delay):
-      // the slow path asks the store.
-      const before = revokedBefore(entry.userId)
-      return before !== undefined && entry.since >= before ? entry.reply : null
+      counts.lookups++
+      const reply = lookup(token, now, revokedBefore)
+      if (reply !== null) counts.hits++
+      return reply
     },
     set(token, record, reply, current) {
       const lifetimeEnd = record.createdAt + timing.maxLifetime
@@ -88,5 +103,6 @@ export function replyCache(timing: { updateAge: number; maxLifetime: number }, l
     get size() {
       return entries.size
     },
+    counts,
   }
 }

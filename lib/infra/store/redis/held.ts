@@ -34,6 +34,19 @@ export interface TrackedReads {
   version(key: string): object | undefined
   /** Whether the value of `key` held when `version` was taken is still held, and still current. */
   unchanged(key: string, version: object): boolean
+  /** What telemetry's gauges read (lib/core/session/telemetry.ts). */
+  readonly stats: TrackingStats
+}
+
+/**
+ * Keys held now; look-ups of a value (`read`, `held`) and those answered from memory since the
+ * counts were last read and reset, plain integers bumped in place; whether tracking is confirmed on
+ * the connection (on every master's, for a Cluster).
+ */
+export interface TrackingStats {
+  readonly size: number
+  readonly counts: { lookups: number; hits: number }
+  up(): boolean
 }
 
 /** Keys kept (a session and its user's index are two), and characters in all. */
@@ -97,8 +110,63 @@ export function heldValues(
     for (const flight of inFlight.values()) flight.changed = true
   }
 
-  /** Reads `key` from Redis, and keeps the value unless the key changed meanwhile. */
-  function readThrough<T extends string | null>(
+  const readThrough = readingThrough(redis, live, inFlight, keep)
+
+  const counts = { lookups: 0, hits: 0 }
+  /** A value answered from memory, counted. */
+  const hit = <T>(value: T) => {
+    counts.hits++
+    return value
+  }
+  const reads: TrackedReads = Object.freeze({
+    read<T extends string | null>(key: string, field: string, command: (client: RedisClient) => Promise<T>) {
+      if (!live.tracked()) return null
+      counts.lookups++
+      const heldNow = () => entry(key)?.fields.get(field) as T | undefined
+      if (heldNow() === undefined) return readThrough(key, field, command)
+      if (live.fresh()) return Promise.resolve(hit(heldNow()!))
+      // Held but not known current: current once a PING sent now is back in time (and still held then).
+      return live.freshSoon().then((fresh) => {
+        const value = fresh ? heldNow() : undefined
+        return value === undefined ? readThrough(key, field, command) : hit(value)
+      })
+    },
+    async changing<T>(key: string, work: () => Promise<T>) {
+      drop(key)
+      try {
+        return await work()
+      } finally {
+        drop(key)
+      }
+    },
+    onDrop: (listener: (key: string) => void) => void dropListeners.push(listener),
+    held(key: string, field: string) {
+      counts.lookups++
+      const value = live.fresh() ? entry(key)?.fields.get(field) : undefined
+      if (value !== undefined) counts.hits++
+      return value
+    },
+    version: (key: string) => (live.fresh() ? entry(key) : undefined),
+    unchanged: (key: string, version: object) => live.fresh() && entry(key) === version,
+    stats: Object.freeze({
+      get size() {
+        return values.size
+      },
+      counts,
+      up: () => live.tracked(),
+    }),
+  })
+  return Object.freeze({ reads, drop, flush })
+}
+
+/** Reads of a key from Redis, each value kept (`keep`) unless the key changed meanwhile (`inFlight`). */
+function readingThrough(
+  redis: RedisRunner,
+  live: Pick<Liveness, 'tracked'>,
+  inFlight: Map<string, { count: number; changed: boolean }>,
+  keep: (key: string, field: string, value: string) => void,
+) {
+  return function readThrough<T extends string | null>(
     key: string,
     field: string,
     command: (client: RedisClient) => Promise<T>,
@@ -122,28 +190,4 @@ export function heldValues(
       },
     )
   }
-
-  const reads: TrackedReads = Object.freeze({
-    read<T extends string | null>(key: string, field: string, command: (client: RedisClient) => Promise<T>) {
-      if (!live.tracked()) return null
-      const heldNow = () => entry(key)?.fields.get(field) as T | undefined
-      if (heldNow() === undefined) return readThrough(key, field, command)
-      if (live.fresh()) return Promise.resolve(heldNow()!)
-      // Held but not known current: current once a PING sent now is back in time (and still held then).
-      return live.freshSoon().then((fresh) => (fresh ? heldNow() : undefined) ?? readThrough(key, field, command))
-    },
-    async changing<T>(key: string, work: () => Promise<T>) {
-      drop(key)
-      try {
-        return await work()
-      } finally {
-        drop(key)
-      }
-    },
-    onDrop: (listener: (key: string) => void) => void dropListeners.push(listener),
-    held: (key: string, field: string) => (live.fresh() ? entry(key)?.fields.get(field) : undefined),
-    version: (key: string) => (live.fresh() ? entry(key) : undefined),
-    unchanged: (key: string, version: object) => live.fresh() && entry(key) === version,
-  })
-  return Object.freeze({ reads, drop, flush })
 }
