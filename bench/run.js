@@ -77,6 +77,8 @@ async function launch(system, { secret, redis, cluster, settings }) {
     mkdirSync(PROFILE_DIR, { recursive: true })
     flags.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${system.id}.cpuprofile`)
   }
+  // The `-otel` rows: the OpenTelemetry SDK and HTTP instrumentation preloaded (servers/otel.js).
+  if (system.otel) flags.push('--require', path.join(__dirname, 'servers', 'otel.js'))
   const env = { BENCH_SECRET: secret }
   if (system.redis) Object.assign(env, { BENCH_REDIS_URL: redis.url, BENCH_REDIS_PREFIX: redis.prefix(system.id) })
   if (system.redisCluster)
