@@ -26,9 +26,10 @@ export const HISTOGRAMS = {
 } as const
 
 export const GAUGES = {
-  'auth.cache.size': { description: 'Entries held by each in-memory cache, by cache' },
+  'auth.cache.size': { description: 'Entries held by each in-memory cache, by cache (session.replies, redis.tracked)' },
   'auth.cache.hit_ratio': {
-    description: 'Share of lookups each in-memory cache answered since the last collection, by cache',
+    description:
+      'Share of lookups each in-memory cache answered since the last collection, by cache (session.replies, redis.tracked)',
   },
   'auth.redis.tracking.up': {
     description: "1 while the Redis client-side cache's invalidation connection is up, else 0",
