@@ -86,11 +86,15 @@ describe("the demo's accounts, in its memory", () => {
   }, 40_000)
   afterAll(() => demo?.process.stop())
 
-  it('says at start that they live in its memory, as the package warns', () => {
+  it('says at start that they live in its memory, as the package warns', async () => {
     expect(demo.process.output()).toContain(
       "demo: neither DATABASE_URL nor REDIS_URL is set; accounts live in this process's memory and end when the demo stops\n",
     )
-    expect(demo.process.output()).toContain("accounts are kept in this process's memory (memoryAccounts())")
+    // The package's warning goes to stderr, which may reach us after stdout's "listening".
+    const warning = "accounts are kept in this process's memory (memoryAccounts())"
+    for (let waited = 0; waited < 5000 && !demo.process.output().includes(warning); waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(demo.process.output()).toContain(warning)
   })
 
   it('lists the ways in; "Link another" links e-mail and Demo to the same user, "Unlink" removes them, never the last', async () => {

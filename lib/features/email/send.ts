@@ -2,6 +2,7 @@ import { getSystemErrorName } from 'node:util'
 import { renderSignInMail } from '../../infra/pages/email'
 import type { Messages } from '../../infra/pages/messages'
 import { withDeadline } from '../../infra/util/promise-deadline'
+import { NO_TELEMETRY, type Telemetry } from '../../infra/telemetry'
 import { until, type SendTimes } from './timing'
 import type { EmailProvider, VerificationRequest } from './types'
 
@@ -36,6 +37,7 @@ export async function sendSignInMail(
   request: VerificationRequest,
   messages?: Messages,
   content?: MailContent,
+  telemetry: Telemetry = NO_TELEMETRY,
 ): Promise<SendResult> {
   const { sendVerificationRequest, transport } = provider
   const send = async () => {
@@ -49,8 +51,17 @@ export async function sendSignInMail(
   }
   const started = performance.now()
   try {
-    await withDeadline(send(), provider.sendTimeout, 'sending the sign-in mail')
+    // The span names no recipient: the mail's kind is all it says (a sign-up's, whether or not the
+    // address had an account).
+    const attributes = {
+      'auth.mail.kind': request.kind === 'passwordSignUpExists' ? 'passwordSignUp' : (request.kind ?? 'signIn'),
+    }
+    await telemetry.span('auth.mail.send', attributes, () =>
+      withDeadline(send(), provider.sendTimeout, 'sending the sign-in mail'),
+    )
+    telemetry.add('auth.mail.sent', { 'auth.outcome': 'sent' })
   } catch (error) {
+    telemetry.add('auth.mail.sent', { 'auth.outcome': refusedRecipient(error) === null ? 'failed' : 'refused' })
     const reason = sendFailure(error)
     const responseCode = refusedRecipient(error)
     if (responseCode === null) return { kind: 'failed', reason: `${reason} ${where(error, transport)}`.trim() }

@@ -55,7 +55,14 @@ async function mailLink(ctx: Context, runtime: EmailRuntime, identifier: string,
   const key = await keepToken(runtime, token, { identifier, expires })
   const url = `${providerUrls(ctx.base, provider.id).callbackUrl}?${new URLSearchParams({ token, email: identifier, callbackUrl }).toString()}`
   const request = { identifier, url, host: new URL(ctx.base.origin).host, expires: new Date(expires * 1000) }
-  const result = await sendSignInMail(provider, runtime.sendTimes, request, ctx.messages())
+  const result = await sendSignInMail(
+    provider,
+    runtime.sendTimes,
+    request,
+    ctx.messages(),
+    undefined,
+    ctx.svc.telemetry,
+  )
   if (result.kind === 'sent') {
     svc.log('info', 'email.sent', 'a sign-in link was sent', { addressHash: hash })
     return true

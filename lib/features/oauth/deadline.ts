@@ -1,5 +1,6 @@
 import type { ClientRequest, IncomingMessage } from 'node:http'
 import { wrapExecuteRequest, type ExecuteCallback, type ExecuteRequest, type HttpLibrary } from './passport/internals'
+import { UNOBSERVED, type ProviderProbe } from './observed'
 
 // A deadline and a size cap on the token and userinfo requests of a passport-oauth2 strategy.
 // passport-oauth2 sends them through node-oauth's one request method (./passport/internals.ts),
@@ -22,8 +23,32 @@ export const SENT_UNANSWERED = Symbol('sent, no answer')
 export const sentUnanswered = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && (error as { [SENT_UNANSWERED]?: true })[SENT_UNANSWERED] === true
 
-export function limitOAuthRequests(strategy: object, timeoutMs: number): void {
-  wrapExecuteRequest(strategy, (execute) => withDeadline(execute, timeoutMs))
+/** `probe`: where each request is traced and measured (./observed.ts). */
+export function limitOAuthRequests(strategy: object, timeoutMs: number, probe: ProviderProbe = UNOBSERVED): void {
+  wrapExecuteRequest(strategy, (execute) => observed(withDeadline(execute, timeoutMs), probe))
+}
+
+/**
+ * `execute` in the probe's span: the token endpoint (`refresh` for a refresh token's grant) or, for
+ * a request without a body, the userinfo endpoint. The caller's callback is called as before; the
+ * probe's promise only follows it.
+ */
+function observed(execute: ExecuteRequest, probe: ProviderProbe): ExecuteRequest {
+  return (library, options, body, callback) => {
+    const grant = typeof body === 'string' ? new URLSearchParams(body).get('grant_type') : null
+    const endpoint = grant === 'refresh_token' ? 'refresh' : grant === null ? 'userinfo' : 'token'
+    probe(
+      endpoint,
+      () =>
+        new Promise<void>((resolve, reject) => {
+          execute(library, options, body, (error, result, response) => {
+            if (error) reject(error instanceof Error ? error : new Error('the provider refused'))
+            else resolve()
+            callback(error, result, response)
+          })
+        }),
+    ).catch(() => undefined)
+  }
 }
 
 /** `execute`, given up on after `timeoutMs` or an answer over MAX_ANSWER_BYTES. */

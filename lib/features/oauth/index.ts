@@ -16,8 +16,8 @@ export interface OAuthFeature extends Feature {
 export const oauth: FeatureDefinition<OAuthFeature> = {
   name: 'oauth',
   protocols: ['strategy', 'oauth2', 'oidc'],
-  build({ config }) {
-    const registry = createOAuthRegistry(config.providers, config.log, config.providerTimeout)
+  build({ config, telemetry }) {
+    const registry = createOAuthRegistry(config.providers, config.log, config.providerTimeout, telemetry)
     const ids = new Set(config.providers.flatMap(({ id, type }) => (type === 'oauth' ? [id] : [])))
     const runtimeOf = (ctx: Context): OAuthRuntime => {
       const runtime = registry.get(ctx.providerId ?? '')

@@ -1,3 +1,4 @@
+import { UNOBSERVED, type ProviderProbe } from './observed'
 import { errorText } from '../../infra/logger'
 import type { Jwk } from '../../infra/crypto/jws'
 import { describe } from '../../infra/util/options'
@@ -136,7 +137,7 @@ export const JWKS_REFRESH_INTERVAL_MS = 30_000
 /** The issuer's signing keys: fetched once, and again (once) when a token names a key we do not have. */
 export type JwksCache = ReturnType<typeof jwksCache>
 
-export function jwksCache(uri: string, timeoutMs: number) {
+export function jwksCache(uri: string, timeoutMs: number, probe: ProviderProbe = UNOBSERVED) {
   // The last set fetched, and a fetch under way. While one is under way, or after one failed (an
   // outage, perhaps when a made-up kid asked for it), tokens are verified with the set we have.
   let fetched: Promise<Jwk[]> | null = null
@@ -144,7 +145,7 @@ export function jwksCache(uri: string, timeoutMs: number) {
   let loadedAt = -Infinity
   const load = () => {
     loadedAt = Date.now()
-    const attempt = getJson(uri, timeoutMs).then((doc) =>
+    const attempt = probe('jwks', () => getJson(uri, timeoutMs)).then((doc) =>
       Array.isArray(doc.keys) ? (doc.keys as unknown[]).filter(isKey) : [],
     )
     loading = attempt

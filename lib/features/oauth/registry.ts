@@ -1,3 +1,5 @@
+import { NO_TELEMETRY, type Telemetry } from '../../infra/telemetry'
+import { providerProbe, type ProviderProbe } from './observed'
 import { Passport } from 'passport'
 import type OAuth2Strategy from 'passport-oauth2'
 import { errorText, type Log } from '../../infra/logger'
@@ -55,7 +57,12 @@ export interface OAuthRegistry {
 }
 
 /** `timeoutMs`: the deadline of every request to a provider (discovery, keys, token, userinfo). */
-export function createOAuthRegistry(providers: readonly Provider[], log: Log, timeoutMs: number): OAuthRegistry {
+export function createOAuthRegistry(
+  providers: readonly Provider[],
+  log: Log,
+  timeoutMs: number,
+  telemetry: Telemetry = NO_TELEMETRY,
+): OAuthRegistry {
   const passport = new Passport()
   const runtimes = new Map<string, OAuthRuntime>()
   for (const provider of providers) {
@@ -67,7 +74,7 @@ export function createOAuthRegistry(providers: readonly Provider[], log: Log, ti
         `provider ${provider.id} runs without PKCE (checks has no 'pkce'); keep it only for a provider that rejects PKCE`,
       )
     }
-    runtimes.set(provider.id, setUp(passport, provider, log, timeoutMs))
+    runtimes.set(provider.id, setUp(passport, provider, log, timeoutMs, providerProbe(telemetry, provider.id)))
   }
   logoutNotice(providers, log)
   const ready = async () => {
@@ -76,11 +83,18 @@ export function createOAuthRegistry(providers: readonly Provider[], log: Log, ti
   return Object.freeze({ passport, get: (id: string) => runtimes.get(id), ready })
 }
 
-function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, timeoutMs: number): OAuthRuntime {
+function setUp(
+  passport: PassportInstance,
+  provider: OAuthProvider,
+  log: Log,
+  timeoutMs: number,
+  probe: ProviderProbe,
+): OAuthRuntime {
   if (provider.protocol !== 'oidc') {
     const strategy = prepare(
       provider.protocol === 'strategy' ? construct(provider) : userinfoStrategy(provider, endpointsOf(provider)),
       timeoutMs,
+      probe,
     )
     passport.use(provider.id, strategy)
     const ready: Ready = {}
@@ -112,9 +126,9 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
     // A failure stands for its back-off: sign-in attempts, which anyone can post, do not make the
     // service ask a failing issuer again and again.
     if (failure && Date.now() - failedAt < backoffMs(failure)) return Promise.reject(failure)
-    pending ??= discover(provider, timeoutMs).then(
+    pending ??= probe('discovery', () => discover(provider, timeoutMs)).then(
       (metadata) => {
-        passport.use(provider.id, prepare(userinfoStrategy(provider, discoveredEndpoints(metadata)), timeoutMs))
+        passport.use(provider.id, prepare(userinfoStrategy(provider, discoveredEndpoints(metadata)), timeoutMs, probe))
         origin = originOf(metadata.authorization_endpoint) ?? origin
         if (provider.logout === 'provider' && !provider.endSessionUrl && !metadata.end_session_endpoint)
           log(
@@ -122,7 +136,7 @@ function setUp(passport: PassportInstance, provider: OAuthProvider, log: Log, ti
             'config.warning',
             `provider ${provider.id}: \`logout: 'provider'\` but its discovery names no end_session_endpoint: sign-out ends this app's session only; set \`endSessionUrl\` if the provider has one`,
           )
-        return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs) } }
+        return { oidc: { metadata, jwks: jwksCache(metadata.jwks_uri, timeoutMs, probe) } }
       },
       (error: unknown) => {
         pending = null
@@ -202,7 +216,7 @@ function construct(provider: StrategyProvider): OAuth2Strategy {
 }
 
 /** A strategy as the package runs it: the extra authorization parameters, and a deadline on its requests. */
-function prepare(strategy: OAuth2Strategy, timeoutMs: number): OAuth2Strategy {
+function prepare(strategy: OAuth2Strategy, timeoutMs: number, probe: ProviderProbe): OAuth2Strategy {
   // authorizationParams() is passport-oauth2's documented hook for extra parameters; ours adds the
   // nonce and the app's extra parameters on top of the strategy's own.
   const own = strategy.authorizationParams.bind(strategy)
@@ -210,7 +224,7 @@ function prepare(strategy: OAuth2Strategy, timeoutMs: number): OAuth2Strategy {
     ...own(options),
     ...(options[AUTHORIZATION_PARAMS] as object | undefined),
   })
-  limitOAuthRequests(strategy, timeoutMs)
+  limitOAuthRequests(strategy, timeoutMs, probe)
   return strategy
 }
 

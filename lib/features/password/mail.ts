@@ -34,7 +34,7 @@ export async function sendPasswordMail(
   const messages = ctx.messages()
   const request: VerificationRequest = { identifier: to, url, host, expires, kind: KINDS[kind] }
   const content = renderPasswordMail(kind, { url, host }, messages)
-  const result = await sendSignInMail(mail.provider, mail.sendTimes, request, messages, content)
+  const result = await sendSignInMail(mail.provider, mail.sendTimes, request, messages, content, ctx.svc.telemetry)
   if (result.kind === 'sent') return true
   if (result.kind === 'refused') {
     await result.likeSent()

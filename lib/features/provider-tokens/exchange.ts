@@ -1,5 +1,6 @@
 import type { Log } from '../../infra/logger'
 import type { Audit } from '../../core/audit'
+import type { Telemetry } from '../../infra/telemetry'
 import { refreshGrant } from '../oauth/refresh'
 import type { OAuthRegistry } from '../oauth/registry'
 import type { TokenRefreshMessage } from './types'
@@ -17,6 +18,8 @@ export interface ExchangeDeps {
   readonly providerTimeout: number
   /** A refresh refused for good is a record of the audit stream (no request: the provider refused the service). */
   readonly audit: Audit
+  /** `auth.token.refreshes` by provider and outcome (lib/infra/telemetry); none when unset. */
+  readonly telemetry?: Telemetry
   readonly events: {
     tokenRefreshed?: (message: TokenRefreshMessage) => void | Promise<void>
     tokenRefreshFailed?: (message: TokenRefreshMessage & { reason: string }) => void | Promise<void>
@@ -60,6 +63,7 @@ export function notifier(deps: ExchangeDeps) {
   return {
     refreshed(set: TokenSet, userId: string) {
       deps.log('info', 'tokens.refreshed', `provider ${set.provider}: tokens refreshed`)
+      deps.telemetry?.add('auth.token.refreshes', { 'auth.provider': set.provider, 'auth.outcome': 'refreshed' })
       emit('tokenRefreshed', deps.events.tokenRefreshed, {
         userId,
         provider: set.provider,
@@ -68,6 +72,7 @@ export function notifier(deps: ExchangeDeps) {
     },
     failed(set: TokenSet, userId: string, reason: string) {
       deps.log('warn', 'tokens.refresh_failed', `provider ${set.provider}: the refresh failed for good: ${reason}`)
+      deps.telemetry?.add('auth.token.refreshes', { 'auth.provider': set.provider, 'auth.outcome': 'failed' })
       deps.audit.record({
         event: 'tokens.refresh_refused',
         userId: userId === '' ? null : userId,

@@ -14,7 +14,7 @@ export const providerTokensFeature: FeatureDefinition<ProviderTokensFeature> = {
   name: 'provider-tokens',
   requires: ['oauth'],
   events: TOKEN_EVENTS,
-  build({ config, redis, tracked, services, audit }, required) {
+  build({ config, redis, tracked, services, audit, telemetry }, required) {
     const { registry } = required.get('oauth') as OAuthFeature
     const tokens = providerTokens({
       secrets: config.secrets,
@@ -28,6 +28,7 @@ export const providerTokensFeature: FeatureDefinition<ProviderTokensFeature> = {
       maxLifetime: config.session.maxLifetime,
       events: config.events,
       audit,
+      telemetry,
     })
     const keeping = config.providers.flatMap((provider) =>
       registry.get(provider.id)?.provider.tokens ? [provider.id] : [],
