@@ -20,6 +20,7 @@ import { passkeyPageCsp, passkeySection } from './passkeys'
 import { demoMfa, secondFactorSection } from './second-factor'
 import { rangeUrlForDisplay, readSettings, redisUrlForDisplay, smtpUrlForDisplay } from './settings'
 import { waysInSection } from './ways-in'
+import { startTelemetry } from './telemetry'
 
 /**
  * The demo behind `npm start`: an Express app with the auth service mounted at the path of
@@ -32,6 +33,9 @@ import { waysInSection } from './ways-in'
  */
 async function main() {
   const settings = readSettings(process.env)
+  // OTEL=console or prometheus: OpenTelemetry's SDK, registered before the service is made.
+  const telemetry = await startTelemetry(process.env)
+  if (telemetry) process.stdout.write(telemetry)
   if (settings.secretIsRandom) {
     process.stderr.write(
       'demo: SERVICE_AUTH_SECRET is not set; using a random secret, so sessions end when the demo restarts\n',

@@ -1,9 +1,8 @@
-import { join } from 'node:path'
 import { Browser } from '../support/browser'
 import { eventually, openLink, printedLink } from '../support/demo'
 import { forms, type Form } from '../support/forms'
 import { postgresForFile } from '../support/postgres'
-import { freePort, startProcess, type Started } from '../support/process'
+import { startDemo, type Demo } from '../support/demo-process'
 
 /**
  * The demo's accounts over HTTP, with its embedded identity provider: the home page lists the
@@ -13,46 +12,6 @@ import { freePort, startProcess, type Started } from '../support/process'
  * sign-in with the address Alice's provider verified takes the confirm path. With DATABASE_URL the
  * accounts are rows of PostgreSQL.
  */
-
-const root = join(__dirname, '../..')
-
-interface Demo {
-  process: Started
-  origin: string
-  base: string
-}
-
-/**
- * The demo from its TypeScript, as the browser specs start it (no build to wait for or to share),
- * with `env` over settings that keep it to itself: no Redis, no PostgreSQL, no mail server.
- */
-async function startDemo(env: Record<string, string> = {}): Promise<Demo> {
-  const [port, idpPort] = await Promise.all([freePort(), freePort()])
-  const origin = `http://localhost:${port}`
-  const process_ = await startProcess(
-    process.execPath,
-    ['--require', join(root, 'spec/e2e/esbuild-child.js'), join(root, 'examples/demo/server.ts')],
-    {
-      env: {
-        PORT: String(port),
-        DEMO_IDP_PORT: String(idpPort),
-        SERVICE_AUTH_URL: '',
-        SERVICE_AUTH_SECRET: '',
-        SMTP_URL: '',
-        EMAIL_FROM: '',
-        REDIS_URL: '',
-        DATABASE_URL: '',
-        OIDC_ISSUER: '',
-        OIDC_CLIENT_ID: '',
-        OIDC_CLIENT_SECRET: '',
-        ...env,
-      },
-      ready: /listening on http/,
-      timeoutMs: 30_000,
-    },
-  )
-  return { process: process_, origin, base: `${origin}/api/auth` }
-}
 
 /** The home page as this browser sees it: the ways in listed (their text), and its forms. */
 async function home(browser: Browser, { origin }: Demo): Promise<{ ways: string[]; forms: Form[] }> {
