@@ -13,7 +13,7 @@ import type { Feature, FeatureEnv } from './core/feature'
 import type { ProviderInfo } from './infra/config/providers'
 import { createRouter } from './core/router'
 import { createAudit, PACKAGE_VERSION } from './core/audit'
-import { createTelemetry } from './infra/telemetry'
+import { createTelemetry, type Telemetry } from './infra/telemetry'
 import type { Services } from './core/services'
 import { cookieStore } from './core/session/cookie-store'
 import { databaseStore } from './core/session/database-store'
@@ -69,13 +69,13 @@ export function auth(options?: AuthOptions): AuthRouter {
     )
   }
   const config = resolveOptions(options)
-  const server = serverState(config)
+  const telemetry = createTelemetry(config.secrets, PACKAGE_VERSION)
+  const server = serverState(config, telemetry)
   const { state, redis, tracked } = server
   const handles = keyRing(config.secrets, 'session-handle')
   // The services and the store are made after the features (they list them, and run their session
   // hooks): a feature reaches them through this.
   const built: { svc?: Services; handleOf?: (token: string, record: SessionRecord | null) => string | null } = {}
-  const telemetry = createTelemetry(config.secrets, PACKAGE_VERSION)
   const providerIds: ReadonlySet<string> = new Set(config.providers.map((provider) => provider.id))
   const audit = createAudit({
     sink: config.audit,
@@ -196,7 +196,10 @@ function endSessionOf(records: RecordStore): Services['endSession'] {
 }
 
 /** In Redis when `redis` is set (shared by every instance), else in this process's memory. */
-function serverState(config: ResolvedConfig): {
+function serverState(
+  config: ResolvedConfig,
+  telemetry: Telemetry,
+): {
   state: ServerState
   redis: RedisRunner | null
   tracked: TrackedReads | null
@@ -207,7 +210,7 @@ function serverState(config: ResolvedConfig): {
     return { state: memoryState(config.session.maxLifetime), redis: null, tracked: null, tracking: null }
   const { client, prefix } = config.redis
   warnWithoutErrorListener(client, config.log)
-  const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'))
+  const redis = redisRunner(client, prefix, config.storeTimeout, storeHealth(config.log, 'Redis'), telemetry)
   // Database sessions in Redis's own store are read on every request: kept in memory, current by
   // Redis, with their users' indexes and their provider tokens (lib/features/provider-tokens/). Users'
   // revocation times too (every session read checks one), unless revocationDelay is 0.

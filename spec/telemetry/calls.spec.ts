@@ -6,6 +6,7 @@ import { mailedLink, newAddress, startEmailService, stopAll } from '../support/e
 import { startIdp, type Idp } from '../support/idp'
 import { registerTelemetry, type RegisteredTelemetry } from '../support/telemetry'
 import { startTokenApp } from '../support/token-harness'
+import { sharedRedis } from '../support/redis'
 
 // The calls that leave the process, as an operator's traces show them: each a child span of the
 // request's (`auth.provider.<endpoint>`, `auth.mail.send`), measured by provider, endpoint and
@@ -134,5 +135,26 @@ it('a refresh of provider tokens: its span, the refresh counted, no token in any
     expect(await everything()).not.toContain(body.accessToken!)
   } finally {
     await t.stop()
+  }
+})
+
+it('Redis commands: child spans auth.redis of the request, named by the system alone', async () => {
+  const redis = await sharedRedis()
+  const client = redis.client()
+  const prefix = redis.prefix('telemetry-calls')
+  otel.reset()
+  try {
+    const service = await startEmailService({}, { redis: client, redisKeyPrefix: prefix })
+    const address = newAddress()
+    await mailedLink(service, new Browser(service), address)
+    const [signin] = otel.named('auth.signin')
+    const commands = otel.named('auth.redis').filter((span) => parentOf(span) === idOf(signin))
+    expect(commands.length).toBeGreaterThan(0)
+    for (const span of commands) expect(span.attributes).toEqual({ 'db.system.name': 'redis' })
+    expect(await everything()).not.toContain(address)
+  } finally {
+    await stopAll()
+    await redis.deleteKeys(prefix)
+    await redis.close()
   }
 })

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis'
 import { guarded, NotConnected, unavailable } from './guarded'
 import type { StoreHealth } from './health'
+import { NO_TELEMETRY, type Telemetry } from '../telemetry'
 
 /** An ioredis client or Cluster client, created and owned by the app. */
 export type RedisClient = Redis | Cluster
@@ -24,7 +25,17 @@ const SENDING: ReadonlySet<string> = new Set(['ready', 'wait'])
 /** Statuses of a connection being made: the command waits for it to be ready or to fail. */
 const CONNECTING: ReadonlySet<string> = new Set(['connecting', 'connect'])
 
-export function redisRunner(client: RedisClient, prefix: string, timeout: number, health: StoreHealth): RedisRunner {
+/** A span's attributes for a Redis call (lib/infra/telemetry): the same object every time. */
+const REDIS_SPAN = Object.freeze({ 'db.system.name': 'redis' })
+
+/** `telemetry`: each command in a child span `auth.redis` of the request's (while tracing is on). */
+export function redisRunner(
+  client: RedisClient,
+  prefix: string,
+  timeout: number,
+  health: StoreHealth,
+  telemetry: Telemetry = NO_TELEMETRY,
+): RedisRunner {
   /** The outcome of the connection being made, shared by every command that waits for it. */
   let attempt: Promise<boolean> | undefined
   function connection(): Promise<boolean> {
@@ -48,22 +59,26 @@ export function redisRunner(client: RedisClient, prefix: string, timeout: number
   return Object.freeze({
     client,
     key: (...parts: string[]) => prefix + parts.join(':'),
-    async run<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
-      if (SENDING.has(client.status)) return guarded(() => command(client), timeout, health)
-      if (CONNECTING.has(client.status)) {
-        return guarded(
-          async () => {
-            if (await connection()) return command(client)
-            throw new NotConnected(client.status)
-          },
-          timeout,
-          health,
-        )
-      }
-      health.failed(`the client is ${client.status}`)
-      throw unavailable(`Redis is not connected (${client.status})`)
+    run<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
+      return telemetry.span('auth.redis', REDIS_SPAN, () => runNow(command))
     },
   })
+
+  async function runNow<T>(command: (client: RedisClient) => Promise<T>): Promise<T> {
+    if (SENDING.has(client.status)) return guarded(() => command(client), timeout, health)
+    if (CONNECTING.has(client.status)) {
+      return guarded(
+        async () => {
+          if (await connection()) return command(client)
+          throw new NotConnected(client.status)
+        },
+        timeout,
+        health,
+      )
+    }
+    health.failed(`the client is ${client.status}`)
+    throw unavailable(`Redis is not connected (${client.status})`)
+  }
 }
 
 /** Whether a value looks like an ioredis client or Cluster client (checked at `auth()`). */
