@@ -100,7 +100,7 @@ export function auth(options?: AuthOptions): AuthRouter {
   }
   const features = buildFeatures(env)
   // Every end of a session runs the features' session hooks (lib/core/session/lifecycle.ts).
-  const records = recordStore(config, server, features)
+  const records = recordStore(config, server, features, telemetry)
   built.handleOf = handleOfToken(records, handles)
   const svc: Services = Object.freeze({
     config,
@@ -235,6 +235,7 @@ function recordStore(
   config: ResolvedConfig,
   { state, redis, tracked }: ReturnType<typeof serverState>,
   lifecycles: readonly SessionLifecycle[],
+  telemetry: Telemetry,
 ): RecordStore {
   const { strategy, store, maxLifetime } = config.session
   if (strategy === 'cookie') return cookieStore(keyRing(config.secrets, 'session'))
@@ -257,7 +258,8 @@ function recordStore(
     store: store!,
     index: state.sessionIndex,
     indexed: state.shared,
-    call: (work) => guarded(work, config.storeTimeout, health),
+    // The app's store: each call a child span of the request's (lib/infra/telemetry).
+    call: (work) => telemetry.span('auth.sessions.store', {}, () => guarded(work, config.storeTimeout, health)),
     maxLifetime,
     lifecycles,
   })

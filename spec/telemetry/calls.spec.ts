@@ -1,8 +1,8 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
-import { oidc } from '../../lib'
+import { memoryAccounts, oidc } from '../../lib'
 import { freeSite, serve, type Served } from '../support/app'
 import { Browser } from '../support/browser'
-import { mailedLink, newAddress, startEmailService, stopAll } from '../support/email-harness'
+import { mailedLink, newAddress, startEmailService, stopAll, useLink } from '../support/email-harness'
 import { startIdp, type Idp } from '../support/idp'
 import { registerTelemetry, type RegisteredTelemetry } from '../support/telemetry'
 import { startTokenApp } from '../support/token-harness'
@@ -157,4 +157,16 @@ it('Redis commands: child spans auth.redis of the request, named by the system a
     await redis.deleteKeys(prefix)
     await redis.close()
   }
+})
+
+it('an account store’s calls: child spans auth.accounts.store of the sign-in that makes the user', async () => {
+  otel.reset()
+  const service = await startEmailService({}, { accounts: { store: memoryAccounts() } })
+  const browser = new Browser(service)
+  const link = await mailedLink(service, browser, newAddress())
+  expect((await useLink(service, browser, link)).status).toBe(302)
+  const callback = otel.named('auth.callback').at(-1)
+  const calls = otel.named('auth.accounts.store').filter((span) => parentOf(span) === idOf(callback))
+  expect(calls.length).toBeGreaterThan(0)
+  for (const span of calls) expect(span.attributes).toEqual({})
 })

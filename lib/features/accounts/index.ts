@@ -25,7 +25,7 @@ export const accounts: FeatureDefinition<AccountsFeature> = {
   },
   build(env) {
     const resolved = resolveAccounts(env.config)
-    const runtime = resolved && createAccountsRuntime(env.config, resolved, env.keys('account-link'))
+    const runtime = resolved && createAccountsRuntime(env.config, resolved, env.keys('account-link'), env.telemetry)
     const helpers = createAccountHelpers(runtime, env.services)
     if (!runtime) return { name: 'accounts', helpers, runtime }
     const feature: AccountsFeature = {

@@ -1,3 +1,4 @@
+import { NO_TELEMETRY, type Telemetry } from '../../infra/telemetry'
 import type { ResolvedConfig } from '../../infra/config'
 import type { KeyRing } from '../../infra/crypto/keys'
 import { randomToken } from '../../infra/crypto/random'
@@ -27,12 +28,15 @@ export function createAccountsRuntime(
   config: ResolvedConfig,
   accounts: ResolvedAccounts,
   keys: KeyRing,
+  telemetry: Telemetry = NO_TELEMETRY,
 ): AccountsRuntime {
   const health = storeHealth(config.log, 'The accounts store')
   const { store } = accounts
   return Object.freeze({
     ...accounts,
-    call: (work) => guarded(() => work(store), config.storeTimeout, health),
+    // Each call a child span of the request's: the store may be PostgreSQL, Redis or the app's own.
+    call: (work) =>
+      telemetry.span('auth.accounts.store', {}, () => guarded(() => work(store), config.storeTimeout, health)),
     keys,
     log: config.log,
     async emit(name, message) {
