@@ -74,3 +74,19 @@ it('a provider id nobody configured is never a label: the span has no provider, 
   expect(callback?.attributes['auth.provider']).toBeUndefined()
   expect(callback?.attributes['auth.outcome']).not.toBe('success')
 })
+
+it('sign-out everywhere: counted in auth.revocations by kind; the signed-out browser’s next check is none', async () => {
+  const browser = new Browser(served)
+  expect((await browser.signIn('idp')).status).toBe(302)
+  const before = await otel.points('auth.session.checks')
+  const none = () => before.find((point) => point.attributes['auth.result'] === 'none')?.value ?? 0
+  // The test IdP's user, as the service names it without accounts: `{provider}:{sub}`.
+  await served.router.revokeSessions('idp:alice')
+  expect(await otel.points('auth.revocations')).toContainEqual({
+    attributes: { 'auth.revocation.kind': 'signout.everywhere' },
+    value: 1,
+  })
+  expect(await browser.session()).not.toHaveProperty('user')
+  const after = await otel.points('auth.session.checks')
+  expect(after.find((point) => point.attributes['auth.result'] === 'none')?.value).toBe(none() + 1)
+})
