@@ -1,9 +1,8 @@
 import { ProxyTracer } from '@opentelemetry/api'
-import { serve, freeSite, type Served } from '../support/app'
+import type { Served } from '../support/app'
 import { Browser } from '../support/browser'
-import { startIdp, type Idp } from '../support/idp'
+import { startOidcApp, type OidcApp } from '../support/oidc-app'
 import { ownRedisForFile, until } from '../support/redis'
-import { oidc } from '../../lib'
 import { registerTelemetry, type RegisteredTelemetry } from '../support/telemetry'
 
 // The gauges read at collection (a database session in a Redis of the spec's own, stopped at the
@@ -13,31 +12,19 @@ jest.setTimeout(90_000)
 
 const own = ownRedisForFile()
 let otel: RegisteredTelemetry | undefined
-let idp: Idp
+let app: OidcApp
 let served: Served
 
 beforeAll(async () => {
-  const site = await freeSite()
-  idp = await startIdp({
-    clients: [
-      {
-        client_id: 'app',
-        client_secret: 'client-secret-123',
-        redirect_uris: [`${site.base}/callback/idp`],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-    ],
-  })
-  const provider = oidc({ id: 'idp', issuer: idp.issuer, clientId: 'app', clientSecret: 'client-secret-123' })
   const client = own().client()
   await client.ping()
-  served = await serve({ providers: [provider], redis: client, session: { strategy: 'database' } }, { site })
+  app = await startOidcApp({ redis: client, session: { strategy: 'database' } })
+  served = app.served
 })
 
 afterAll(async () => {
   await otel?.stop()
-  await served?.close()
-  await idp?.stop()
+  await app?.stop()
 })
 
 it('with no tracer provider registered no span is started; one registered later is seen by the same auth()', async () => {

@@ -1,9 +1,10 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
-import { memoryAccounts, oidc } from '../../lib'
-import { freeSite, serve, type Served } from '../support/app'
+import { memoryAccounts } from '../../lib'
+import type { Served } from '../support/app'
 import { Browser } from '../support/browser'
 import { mailedLink, newAddress, startEmailService, stopAll, useLink } from '../support/email-harness'
-import { startIdp, type Idp } from '../support/idp'
+import type { Idp } from '../support/idp'
+import { OIDC_APP_SECRET, startOidcApp } from '../support/oidc-app'
 import { registerTelemetry, type RegisteredTelemetry } from '../support/telemetry'
 import { startTokenApp } from '../support/token-harness'
 import { sharedRedis } from '../support/redis'
@@ -21,7 +22,7 @@ beforeAll(() => {
 afterEach(stopAll)
 afterAll(() => otel?.stop())
 
-const CLIENT_SECRET = 'client-secret-telemetry-123'
+const CLIENT_SECRET = OIDC_APP_SECRET
 
 /** The span's parent's id, as SDK 2.x exposes it. */
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
@@ -35,19 +36,7 @@ async function everything(): Promise<string> {
 }
 
 async function oidcService(): Promise<{ idp: Idp; served: Served }> {
-  const site = await freeSite()
-  const idp = await startIdp({
-    clients: [
-      {
-        client_id: 'app',
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [`${site.base}/callback/idp`],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-    ],
-  })
-  const provider = oidc({ id: 'idp', issuer: idp.issuer, clientId: 'app', clientSecret: CLIENT_SECRET })
-  const served = await serve({ providers: [provider] }, { site })
+  const { idp, served } = await startOidcApp()
   return { idp, served }
 }
 

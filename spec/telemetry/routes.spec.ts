@@ -1,8 +1,6 @@
-import { serve, type Served } from '../support/app'
+import type { Served } from '../support/app'
 import { Browser } from '../support/browser'
-import { startIdp, type Idp } from '../support/idp'
-import { freeSite } from '../support/app'
-import { oidc } from '../../lib'
+import { startOidcApp, type OidcApp } from '../support/oidc-app'
 import { registerTelemetry, type RegisteredTelemetry } from '../support/telemetry'
 
 // A span per route and the sign-in metric, with the SDK registered after auth() (as an app that
@@ -10,32 +8,18 @@ import { registerTelemetry, type RegisteredTelemetry } from '../support/telemetr
 jest.setTimeout(60_000)
 
 let otel: RegisteredTelemetry
-let idp: Idp
+let app: OidcApp
 let served: Served
 
 beforeAll(async () => {
-  const site = await freeSite()
-  idp = await startIdp({
-    clients: [
-      {
-        client_id: 'app',
-        client_secret: 'client-secret-123',
-        redirect_uris: [`${site.base}/callback/idp`],
-        token_endpoint_auth_method: 'client_secret_post',
-      },
-    ],
-  })
-  served = await serve(
-    { providers: [oidc({ id: 'idp', issuer: idp.issuer, clientId: 'app', clientSecret: 'client-secret-123' })] },
-    { site },
-  )
+  app = await startOidcApp()
+  served = app.served
   otel = registerTelemetry()
 })
 
 afterAll(async () => {
   await otel?.stop()
-  await served?.close()
-  await idp?.stop()
+  await app?.stop()
 })
 
 it('an OIDC sign-in: auth.signin and auth.callback spans with their route, provider and outcome; one success counted', async () => {
