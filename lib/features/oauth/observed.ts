@@ -11,7 +11,7 @@ export const UNOBSERVED: ProviderProbe = (_endpoint, work) => work()
 
 /**
  * The probe of one configured provider: a child span `auth.provider.<endpoint>` of the request's
- * (with the provider's id and the endpoint's host, both from the configuration or its discovery),
+ * (with the configured provider's id and the endpoint's name, nothing from the provider's answers),
  * and the call's duration in seconds by provider, endpoint and outcome (`success`, `timeout`,
  * `error`). A failure is named by its class, never by its message (which may quote an answer).
  */
