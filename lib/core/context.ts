@@ -92,7 +92,7 @@ export class Context {
    */
   redirectToError(code: string, jsonStatus = 200): void {
     // A provider's sign-in or callback sent to the error page is a refused sign-in (docs/telemetry.md).
-    if (this.providerId !== undefined)
+    if (this.providerId !== undefined && this.svc.providerIds.has(this.providerId))
       this.audit({ event: 'signin', userId: null, provider: this.providerId, failure: code })
     this.redirect(this.serviceUrl('/error', { error: code }), jsonStatus)
   }

@@ -122,7 +122,8 @@ async function dispatchRoute(
   } catch (error) {
     // A provider's sign-in or callback that threw (a rate limit, a store outage, a refusal mid-way)
     // is a sign-in that failed, as one sent to the error page is (Context.redirectToError).
-    if (providerId !== undefined && isAuthError(error) && !res.headersSent)
+    // An id nobody configured is no sign-in (a 404): neither recorded nor counted.
+    if (providerId && svc.providerIds.has(providerId) && isAuthError(error) && !res.headersSent)
       ctx.audit({ event: 'signin', userId: null, provider: providerId, failure: error.code })
     // The client asked for `{"url"}` (the NextAuth client's signIn and signOut): it gets the error
     // page's URL with the error's status, not a page it cannot read as JSON.

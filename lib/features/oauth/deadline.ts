@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage } from 'node:http'
 import { wrapExecuteRequest, type ExecuteCallback, type ExecuteRequest, type HttpLibrary } from './passport/internals'
-import { UNOBSERVED, type ProviderProbe } from './observed'
+import { TIMED_OUT, UNOBSERVED, type ProviderProbe } from './observed'
 
 // A deadline and a size cap on the token and userinfo requests of a passport-oauth2 strategy.
 // passport-oauth2 sends them through node-oauth's one request method (./passport/internals.ts),
@@ -66,11 +66,13 @@ function withDeadline(execute: ExecuteRequest, timeoutMs: number): ExecuteReques
         Object.defineProperty(error, SENT_UNANSWERED, { value: true })
       callback(error, result, response)
     }
-    const abandon = (reason: string) => {
-      finish(new Error(`${options.host ?? 'the provider'}: ${reason}`))
+    const abandon = (reason: string, timeout = false) => {
+      const error = new Error(`${options.host ?? 'the provider'}: ${reason}`)
+      if (timeout) Object.defineProperty(error, TIMED_OUT, { value: true })
+      finish(error)
       request?.destroy()
     }
-    const timer = setTimeout(() => abandon(`no complete answer within ${timeoutMs} ms`), timeoutMs)
+    const timer = setTimeout(() => abandon(`no complete answer within ${timeoutMs} ms`, true), timeoutMs)
     const watched: HttpLibrary = {
       request(requestOptions) {
         request = library.request(requestOptions)

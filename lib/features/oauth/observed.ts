@@ -34,8 +34,15 @@ function measured(telemetry: Telemetry, started: number, attributes: Record<stri
   telemetry.record('auth.provider.duration', (performance.now() - started) / 1000, attributes)
 }
 
-/** The deadline's own errors (./deadline.ts, ./oidc-discovery.ts) say so; an abort's is a TimeoutError. */
+/** Marks an error of the package's own deadline (./deadline.ts): a timeout, whatever its text says. */
+export const TIMED_OUT = Symbol('timed out')
+
+/**
+ * A timeout: the deadline's mark, or fetch's abort (`TimeoutError`, itself or as the cause of
+ * ./oidc-discovery.ts's Unreachable). Never judged by the message, which may quote a provider.
+ */
 function timedOut(error: unknown): boolean {
   if (!(error instanceof Error)) return false
-  return error.name === 'TimeoutError' || / within \d+ ms/.test(error.message)
+  if ((error as { [TIMED_OUT]?: true })[TIMED_OUT] === true || error.name === 'TimeoutError') return true
+  return error.cause instanceof Error && error.cause.name === 'TimeoutError'
 }

@@ -29,7 +29,7 @@ export function linkValues(ctx: Context): { token: string; email: string } {
  */
 export async function showSignUpLink(ctx: Context, wrongPassword = false): Promise<void> {
   const values = linkValues(ctx)
-  if (!values.token || normalizeAddress(values.email) !== values.email) return refuse(ctx)
+  if (!values.token || normalizeAddress(values.email) !== values.email) return refuse(ctx, 'user.created', values.token)
   const t = ctx.messages()
   // The password chosen at sign-up, asked again: a link in someone's mailbox creates the account
   // only for whoever chose its password (a sign-up in another's name never becomes theirs).
@@ -116,13 +116,21 @@ export async function confirmSignUp(ctx: Context, runtime: PasswordRuntime): Pro
   })
 }
 
-export function refuse(ctx: Context, event: 'user.created' | 'password.reset' = 'user.created'): void {
+/**
+ * `token`: the link's token, when one was presented: only then is the refusal a record of the audit
+ * stream (a page fetched without a link, by a crawler or another site's <img>, is no refused link).
+ */
+export function refuse(
+  ctx: Context,
+  event: 'user.created' | 'password.reset' = 'user.created',
+  token: unknown = true,
+): void {
   ctx.svc.log(
     'warn',
     'password.link_refused',
     'a password link was refused: unknown, expired, already used, or for another address',
   )
   // Whose link it was is not known (nor told): the record names nobody.
-  ctx.audit({ event, userId: null, failure: 'Verification' })
+  if (token) ctx.audit({ event, userId: null, failure: 'Verification' })
   ctx.redirectToError('Verification')
 }

@@ -66,7 +66,8 @@ async function quietly(ctx: Context, runtime: PasswordRuntime, started: number):
 /** `GET /password/reset`, the mail's link: the form for the new password. It spends nothing. */
 export async function resetPage(ctx: Context, runtime: PasswordRuntime): Promise<void> {
   const values = linkValues(ctx)
-  if (!values.token || emailIdentifier(values.email, undefined) === null) return refuse(ctx, 'password.reset')
+  if (!values.token || emailIdentifier(values.email, undefined) === null)
+    return refuse(ctx, 'password.reset', values.token)
   await showResetForm(ctx, runtime, 200, values, undefined)
 }
 
@@ -79,7 +80,7 @@ export async function resetPage(ctx: Context, runtime: PasswordRuntime): Promise
  */
 export async function reset(ctx: Context, runtime: PasswordRuntime): Promise<void> {
   const values = linkValues(ctx)
-  if (!values.token || !values.email) return refuse(ctx, 'password.reset')
+  if (!values.token || !values.email) return refuse(ctx, 'password.reset', values.token)
   const data = await spendLink(runtime, 'reset', values.token, values.email)
   const userId = data?.uid
   const accountId = data?.aid
