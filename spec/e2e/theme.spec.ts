@@ -60,7 +60,8 @@ async function signinPage(site: Site, colorScheme: 'light' | 'dark', shot: strin
     content: `document.addEventListener('securitypolicyviolation', (e) => window.__reportCspViolation(e.effectiveDirective + ' ' + e.blockedURI))`,
   })
   const page = await context.newPage()
-  page.setDefaultTimeout(10_000)
+  // Generous: beside the other specs on a loaded machine, a first page load took over 10 s once.
+  page.setDefaultTimeout(30_000)
   await page.goto(`${site.base}/signin`, { waitUntil: 'load' })
   await page.screenshot({ path: path.join(SHOTS, `${shot}.png`), fullPage: true })
   expect(violations).toEqual([])

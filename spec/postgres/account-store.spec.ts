@@ -226,7 +226,9 @@ describe('a connection the server kills', () => {
 
   it('fails the call that was on it, and the next call works', async () => {
     const application = `store-${id()}`
-    const store = await freshStore(db.pool({ application_name: application, max: 2 }))
+    // One connection: the next call cannot be handed an idle one the kill took whose 'error' the
+    // pool has not heard yet (with two, it sometimes was, and failed).
+    const store = await freshStore(db.pool({ application_name: application, max: 1 }))
     const ada = user()
     const [first, second] = [account(ada.id), account(ada.id)]
     await store.createUser(ada, first)
