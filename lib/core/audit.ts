@@ -59,7 +59,7 @@ export interface Audit {
   readonly on: boolean
   /**
    * Records one event; `req`: the request it comes from (its address and user agent). Never throws.
-   * Without a sink the event is only counted in the metrics (lib/core/telemetry-events.ts).
+   * Without a sink the event is only counted in the metrics (`countEvent`, below).
    */
   record(facts: AuditFacts, req?: Request): void
   /** The `listSessions` handle of the session a session token names (`record`: what it opened to). */
@@ -189,7 +189,8 @@ const REVOCATIONS: ReadonlySet<AuditEvent> = new Set<AuditEvent>([
 
 /**
  * The metrics a security event makes (docs/telemetry.md, "Metrics"): a sign-in that ended
- * (`auth.signin.attempts`, by provider and outcome), a refused refresh, a revocation. A provider
+ * (`auth.signin.attempts`, by provider and outcome) and a revocation (`auth.revocations`, by kind;
+ * refreshes are counted where they happen, lib/features/provider-tokens/exchange.ts). A provider
  * is named only when the configuration has it (a request's path could name anything).
  */
 export function countEvent(telemetry: Telemetry, providerIds: ReadonlySet<string>, facts: AuditFacts): void {

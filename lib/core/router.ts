@@ -58,14 +58,8 @@ async function dispatch(
   checkSetup(req)
   const found = table(trimSlashes(path))
   if (!found) throw new AuthError('NotFound', 'no such route')
-  const span = svc.telemetry.route(() => ({
-    name: spanName(found.key),
-    attributes: {
-      'http.route': `${basePath}/${found.key}`,
-      'http.request.method': req.method === 'HEAD' ? 'GET' : req.method,
-      ...(found.providerId && svc.providerIds.has(found.providerId) ? { 'auth.provider': found.providerId } : {}),
-    },
-  }))
+  // Without a tracer provider (the hot path's usual case), one check and nothing built.
+  const span = svc.telemetry.tracing() ? routeSpan(svc, found, basePath, req.method) : null
   if (span === null) return dispatchRoute(svc, found, cors, req, res, null)
   try {
     await span.run(() => dispatchRoute(svc, found, cors, req, res, span))
@@ -76,9 +70,17 @@ async function dispatch(
   }
 }
 
-/** A route's span (lib/infra/telemetry): `auth.session`, `auth.callback`, `auth.mfa.verify`, … */
-function spanName(key: string): string {
-  return `auth.${key.replace('/:provider', '').replaceAll('/', '.')}`
+/**
+ * A route's span (lib/infra/telemetry): `auth.session`, `auth.callback`, `auth.mfa.verify`, …, with
+ * the route's template, and a provider only when the configuration has it (a path can say anything).
+ */
+function routeSpan(svc: Services, found: Found, basePath: string, method: string): RouteSpan | null {
+  const { key, providerId } = found
+  return svc.telemetry.route(`auth.${key.replace('/:provider', '').replaceAll('/', '.')}`, {
+    'http.route': `${basePath}/${key}`,
+    'http.request.method': method === 'HEAD' ? 'GET' : method,
+    ...(providerId && svc.providerIds.has(providerId) ? { 'auth.provider': providerId } : {}),
+  })
 }
 
 /** The route `found`'s policy and handler (./feature.ts `Route`), with `span` its request's span. */

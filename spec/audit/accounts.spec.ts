@@ -1,7 +1,7 @@
 import { Browser } from '../support/browser'
 import { auditLog, expected } from '../support/audit'
 import { GOOD, linkIn, formTo, passwordSignIn, signUp, submit } from '../password/password-harness'
-import { codeOf, enrolledUser, newAddress, post, startMfaService, stopAll } from '../mfa/mfa-harness'
+import { codeOf, enrolledUser, newAddress, post, startMfaService, stopAll, type MfaService } from '../mfa/mfa-harness'
 
 /**
  * The audit stream of a user's account over HTTP (password(), accounts, mfa, cookie sessions): a
@@ -70,15 +70,7 @@ describe('the audit stream of an account', () => {
       expected({ ...change, activity_id: 3, activity_name: 'Password Change', provider: 'credentials', handle: null }),
     ])
 
-    const forgot = await submit(browser, service.base, '/password/forgot', {
-      email: address,
-      csrfToken: await browser.csrfToken(),
-      callbackUrl: '/welcome',
-    })
-    expect(forgot.status).toBe(302)
-    const link = linkIn(await service.smtp.nextMessage(), service.base, '/password/reset')
-    const page = await browser.jar.fetch(link, {}, { crossSite: true })
-    const form = formTo(await page.text(), service.base, '/password/reset')
+    const { link, form } = await resetForm(service, browser, address)
     expect((await submit(browser, service.base, '/password/reset', { ...form.fields, password: RESET })).status).toBe(
       302,
     )
@@ -122,18 +114,7 @@ describe('the audit stream of an account', () => {
       expected({ ...change, activity_id: 3, activity_name: 'Password Change', userId, detail: 'CredentialsSignin' }),
     ])
 
-    const forgot = await submit(browser, service.base, '/password/forgot', {
-      email: address,
-      csrfToken: await browser.csrfToken(),
-      callbackUrl: '/welcome',
-    })
-    expect(forgot.status).toBe(302)
-    const link = linkIn(await service.smtp.nextMessage(), service.base, '/password/reset')
-    const form = formTo(
-      await (await browser.jar.fetch(link, {}, { crossSite: true })).text(),
-      service.base,
-      '/password/reset',
-    )
+    const { form } = await resetForm(service, browser, address)
     const forged = { ...form.fields, token: `${form.fields.token ?? ''}x`, password: RESET }
     expect((await submit(browser, service.base, '/password/reset', forged)).status).toBe(302)
     expect(await log.of('password.reset')).toMatchObject([
@@ -142,3 +123,16 @@ describe('the audit stream of an account', () => {
     expect(JSON.stringify(log.records)).not.toContain(address)
   })
 })
+
+/** Asks for a reset link on the forgot form, opens it from the mail: the link, and the reset page's form. */
+async function resetForm(service: MfaService, browser: Browser, address: string) {
+  const forgot = await submit(browser, service.base, '/password/forgot', {
+    email: address,
+    csrfToken: await browser.csrfToken(),
+    callbackUrl: '/welcome',
+  })
+  expect(forgot.status).toBe(302)
+  const link = linkIn(await service.smtp.nextMessage(), service.base, '/password/reset')
+  const page = await browser.jar.fetch(link, {}, { crossSite: true })
+  return { link, form: formTo(await page.text(), service.base, '/password/reset') }
+}

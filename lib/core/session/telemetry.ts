@@ -1,4 +1,5 @@
 import type { Attributes, Telemetry } from '../../infra/telemetry'
+import type { TrackingStats } from '../../infra/store/redis/held'
 
 /**
  * What the session layer tells telemetry (docs/telemetry.md): `auth.session.checks` by result, and
@@ -32,13 +33,10 @@ export function sessionChecks(telemetry: Telemetry): SessionChecks {
 }
 
 /** An in-memory cache as the gauges read it: entries held, and look-ups and hits since the last reading. */
-export interface ObservedCache {
-  readonly size: number
-  readonly counts: { lookups: number; hits: number }
-}
+type ObservedCache = Pick<TrackingStats, 'size' | 'counts'>
 
 /** The caches on the request path, by their `auth.cache` name. */
-export const CACHE_NAMES = Object.freeze({ replies: 'session.replies', tracked: 'redis.tracked' })
+const CACHE_NAMES = Object.freeze({ replies: 'session.replies', tracked: 'redis.tracked' })
 
 /**
  * Registers the readers of `auth.cache.size` and `auth.cache.hit_ratio` for the reply cache of
@@ -51,7 +49,7 @@ export const CACHE_NAMES = Object.freeze({ replies: 'session.replies', tracked: 
 export function observeCaches(
   telemetry: Telemetry,
   replies: ObservedCache | null,
-  tracking: (ObservedCache & { up(): boolean }) | null,
+  tracking: TrackingStats | null,
 ): void {
   const caches = [
     [CACHE_NAMES.replies, replies],

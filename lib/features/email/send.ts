@@ -61,9 +61,9 @@ export async function sendSignInMail(
     )
     telemetry.add('auth.mail.sent', { 'auth.outcome': 'sent' })
   } catch (error) {
-    telemetry.add('auth.mail.sent', { 'auth.outcome': refusedRecipient(error) === null ? 'failed' : 'refused' })
     const reason = sendFailure(error)
     const responseCode = refusedRecipient(error)
+    telemetry.add('auth.mail.sent', { 'auth.outcome': responseCode === null ? 'failed' : 'refused' })
     if (responseCode === null) return { kind: 'failed', reason: `${reason} ${where(error, transport)}`.trim() }
     return { kind: 'refused', reason, responseCode, likeSent: () => until(started, times.draw()) }
   }

@@ -74,8 +74,8 @@ export async function change(ctx: Context, runtime: PasswordRuntime): Promise<vo
   const judged = current === '' ? 'wrong' : await currentMatches(ctx, runtime, me.account, normalizePassword(current))
   if (judged === 'busy') return hashingBusy(ctx)
   if (judged === 'wrong') {
-    const failure = { event: 'password.changed', userId: me.user.id, failure: 'CredentialsSignin' } as const
-    ctx.audit({ ...failure, provider: runtime.provider.id }, me.record)
+    const provider = runtime.provider.id
+    ctx.audit({ event: 'password.changed', userId: me.user.id, provider, failure: 'CredentialsSignin' }, me.record)
     return showForm(ctx, runtime, me, 400, { wrongCurrent: true })
   }
   const check = await runtime.policy.check(password, { identifier: me.account.subject })

@@ -19,11 +19,10 @@ export type { CounterName, GaugeName, HistogramName } from './instruments'
  * id, address, token or code.
  */
 export interface Telemetry {
-  /**
-   * The span of one request to a route, or null when no tracer provider is registered (then
-   * `describe`, its name and attributes, is never called: nothing is built per request).
-   */
-  route(describe: () => { name: string; attributes: Attributes }): RouteSpan | null
+  /** Whether a tracer provider is registered: a caller builds a span's attributes only then. */
+  tracing(): boolean
+  /** The span of one request to a route, or null when no tracer provider is registered. */
+  route(name: string, attributes: Attributes): RouteSpan | null
   /** `work` in a child span of the active one (an outgoing call, a store call); errors recorded with their code. */
   span<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T>
   add(counter: CounterName, attributes?: Attributes, value?: number): void
@@ -48,6 +47,7 @@ const NAME = 'express-auth-service'
 
 /** Telemetry that does nothing: without @opentelemetry/api. */
 export const NO_TELEMETRY: Telemetry = Object.freeze({
+  tracing: () => false,
   route: () => null,
   span: <T>(_name: string, _attributes: Attributes, work: () => Promise<T>) => work(),
   add: () => undefined,
@@ -62,11 +62,10 @@ export function createTelemetry(secrets: readonly string[], version: string, api
   const tracing = tracerOf(api, version)
   const meter = meterOf(api, version)
   return Object.freeze({
-    route(describe) {
+    tracing: () => tracing() !== null,
+    route(name: string, attributes: Attributes) {
       const tracer = tracing()
-      if (tracer === null) return null
-      const { name, attributes } = describe()
-      return routeSpan(api, tracer.startSpan(name, { kind: api.SpanKind.SERVER, attributes }))
+      return tracer && routeSpan(api, tracer.startSpan(name, { kind: api.SpanKind.SERVER, attributes }))
     },
     span<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
       const tracer = tracing()
